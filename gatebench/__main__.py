@@ -1,0 +1,5 @@
+import sys
+
+from gatebench.cli import main
+
+sys.exit(main())

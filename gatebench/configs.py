@@ -1,0 +1,77 @@
+"""Find, load and resolve gate configs (pydantic side; the hook only ever reads the resolved JSON)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+from gatebench.cli import UsageError
+from gatebench.hook.defaults import DEFAULT_IGNORE, HOOK_SETTINGS_GLOBS
+from gatebench.loading import load_model
+from gatebench.models.config import GateConfig, OracleBinding, ResolvedConfig, TaskBinding
+from gatebench.paths import configs_dir
+
+
+def config_path(name_or_path: str) -> Path:
+    p = Path(name_or_path)
+    if p.suffix in (".yaml", ".yml", ".json") or "/" in name_or_path:
+        if not p.is_file():
+            raise UsageError(f"config file {p} not found")
+        return p
+    cand = configs_dir() / f"{name_or_path}.yaml"
+    if not cand.is_file():
+        known = ", ".join(sorted(x.stem for x in configs_dir().glob("*.yaml"))) or "none"
+        raise UsageError(f"no config named {name_or_path!r} in {configs_dir()} (known: {known})")
+    return cand
+
+
+def load_config(name_or_path: str) -> GateConfig:
+    return load_model(config_path(name_or_path), GateConfig)
+
+
+def content_hash(data: object) -> str:
+    blob = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def resolve(
+    cfg: GateConfig,
+    *,
+    mode: str,
+    repo: Path,
+    state_dir: Path,
+    task: TaskBinding | None = None,
+    oracle: OracleBinding | None = None,
+    task_protected: list[str] | None = None,
+    task_ignore: list[str] | None = None,
+    python: str | None = None,
+) -> ResolvedConfig:
+    """Everything the stdlib hook needs, in one validated document.
+
+    In bench mode the task's protected globs replace the config's: the task knows which of its files
+    are tests (a task whose visible test is wrong leaves that file unprotected on purpose).
+    """
+    protected = list(task_protected) if task_protected is not None else list(cfg.protected)
+    protected += [g for g in HOOK_SETTINGS_GLOBS if g not in protected]
+    ignore = [*DEFAULT_IGNORE, *cfg.ignore, *(task_ignore or [])]
+    return ResolvedConfig(
+        mode=mode,
+        repo=str(repo.resolve()),
+        state_dir=str(state_dir.resolve()),
+        python=python or sys.executable,
+        config=cfg,
+        config_hash=content_hash(cfg.model_dump(mode="json")),
+        task=task,
+        oracle=oracle,
+        protected=protected,
+        ignore=ignore,
+    )
+
+
+def write_resolved(resolved: ResolvedConfig, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(resolved.model_dump_json(by_alias=True, indent=1))
+    tmp.replace(path)

@@ -1,0 +1,68 @@
+"""The decision rule: allow, block or give up (pure function, stdlib only).
+
+A gate that blocks, or that errors under `on_error: closed`, counts against the stop. While the
+session prompt's block budget lasts the stop is blocked with a reason built from those gates'
+feedback; once it is spent the stop is allowed (give_up) and the user is warned via systemMessage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gatebench.hook.text import trim
+
+
+@dataclass
+class Decision:
+    decision: str  # allow | block | give_up
+    reason: str | None
+    system_message: str | None
+    counted: list[str]  # gates whose verdict counted against the stop
+
+
+def build_reason(items: list[tuple[str, str]], attempt: int, block_no: int, budget: int, limit: int) -> str:
+    head = (
+        f"gatebench stop gate: your work is not accepted yet (stop attempt {attempt}, "
+        f"block {block_no} of at most {budget}). Address the points below, then finish.\n"
+    )
+    room = max(limit - len(head), 100)
+    share = max(room // max(len(items), 1) - 20, 80)
+    body = "".join(f"\n## {name}\n{trim(text.strip(), share)}\n" for name, text in items)
+    return trim(head + body, limit)
+
+
+def decide(
+    verdicts: list[tuple[str, dict]],
+    *,
+    blocks_so_far: int,
+    budget: int,
+    on_error: str,
+    attempt: int,
+    reason_chars: int,
+) -> Decision:
+    """`verdicts` are (gate name, {"verdict", "feedback", "details"}) in run order."""
+    counted: list[tuple[str, str]] = []
+    errors: list[str] = []
+    for name, v in verdicts:
+        if v["verdict"] == "block":
+            counted.append((name, v.get("feedback") or f"gate {name} blocked without feedback"))
+        elif v["verdict"] == "error":
+            why = (v.get("details") or {}).get("error", "unknown error")
+            errors.append(f"{name}: {why}")
+            if on_error == "closed":
+                counted.append((name, f"The {name} check could not run ({why}). Make sure the project runs."))
+    err_note = f"gatebench: gate errors ({'; '.join(errors)[:500]})" if errors else None
+    names = [n for n, _ in counted]
+    if not counted:
+        msg = f"{err_note}; the stop was allowed (on_error: open)" if err_note else None
+        return Decision("allow", None, msg, names)
+    if blocks_so_far < budget:
+        reason = build_reason(counted, attempt, blocks_so_far + 1, budget, reason_chars)
+        return Decision("block", reason, err_note, names)
+    msg = (
+        f"gatebench: block budget of {budget} spent; the stop was allowed although these gates "
+        f"still object: {', '.join(names)}."
+    )
+    if err_note:
+        msg += f" {err_note}"
+    return Decision("give_up", None, msg, names)

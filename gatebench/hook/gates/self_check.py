@@ -1,0 +1,18 @@
+"""Gate `self_check` (gate-2): sends a fixed checklist back once per session prompt, then passes.
+
+No outside judgement: it measures what a "re-check your work" nudge alone buys.
+"""
+
+from __future__ import annotations
+
+from gatebench.hook.defaults import DEFAULT_SELF_CHECK
+from gatebench.hook.gates import GateContext, Verdict
+
+
+def run(spec: dict, ctx: GateContext) -> Verdict:
+    fired = ctx.session.setdefault("fired", [])
+    name = spec.get("name", "self_check")
+    if name in fired:
+        return Verdict("pass", details={"already_sent": True})
+    fired.append(name)
+    return Verdict("block", spec.get("text") or DEFAULT_SELF_CHECK, {"already_sent": False})

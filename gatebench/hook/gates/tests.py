@@ -1,0 +1,115 @@
+"""Gate `tests` (gate-1): the visible test command, with a timeout.
+
+By default it runs the *pristine* tests: when the agent touched protected paths (tests, conftest),
+the command runs in a temporary copy of the work tree where those paths are put back as they were
+in the baseline, so weakening or deleting a test does not make the gate pass.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import stat
+import tempfile
+import time
+
+from gatebench.hook import proc
+from gatebench.hook.gates import GateContext, Verdict
+from gatebench.hook.snapshot import read_blob
+from gatebench.hook.text import trim
+
+DEFAULT_COMMAND = "{python} -m pytest -q"  # installed mode, when the config names no command
+PYTEST_INFRA_CODES = {3: "pytest internal error", 4: "pytest usage error", 5: "no tests were collected"}
+SHELL_INFRA_CODES = {126: "command not executable", 127: "command not found"}
+_FAIL_LINE = re.compile(r"^(FAILED|ERROR) \S")
+_ASSERT_LINE = re.compile(r"^E\s{2,}\S")
+
+
+def failure_digest(output: str, max_lines: int = 60) -> str:
+    """Failing test names first, then assertion lines, then the tail of the output."""
+    lines = output.splitlines()
+    names = [ln for ln in lines if _FAIL_LINE.match(ln)]
+    seen, asserts = set(), []
+    for ln in lines:
+        if _ASSERT_LINE.match(ln) and ln not in seen:
+            seen.add(ln)
+            asserts.append(ln)
+    parts = []
+    if names:
+        parts.append("Failing tests:\n" + "\n".join(names[:max_lines]))
+    if asserts:
+        parts.append("Assertion lines:\n" + "\n".join(asserts[:max_lines]))
+    parts.append("Last lines of output:\n" + "\n".join(lines[-25:]))
+    return "\n\n".join(parts)
+
+
+def pristine_copy(ctx: GateContext, protected: list[str]) -> str:
+    """A temp copy of the work tree with the protected paths as they were in the baseline."""
+    dest = tempfile.mkdtemp(prefix="gatebench-tests-")
+    for rel, (_sha, _size, mode) in ctx.now.items():
+        src, dst = os.path.join(ctx.repo, rel), os.path.join(dest, rel)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        if stat.S_ISLNK(mode):
+            os.symlink(os.readlink(src), dst)
+        else:
+            shutil.copy2(src, dst)
+    for rel in protected:
+        dst = os.path.join(dest, rel)
+        if os.path.lexists(dst):
+            os.remove(dst)
+        if rel in ctx.baseline:
+            sha, _size, mode = ctx.baseline[rel]
+            data = read_blob(ctx.blob_dir, sha)
+            if data is None:
+                raise OSError(f"baseline content of {rel} is missing from the snapshot store")
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            if stat.S_ISLNK(mode):
+                os.symlink(os.fsdecode(data), dst)
+            else:
+                with open(dst, "wb") as f:
+                    f.write(data)
+                os.chmod(dst, stat.S_IMODE(mode))
+    return dest
+
+
+def run(spec: dict, ctx: GateContext) -> Verdict:
+    t0 = time.monotonic()
+    command = spec.get("command") or (ctx.task or {}).get("test_command") or DEFAULT_COMMAND
+    command = command.replace("{python}", shlex.quote(ctx.python))
+    timeout = min(float(spec.get("timeout_s", 120)), ctx.remaining() - 1.0)
+    if timeout <= 0:
+        return Verdict("error", details={"error": "hook time budget spent before the tests could run"})
+    restore = ctx.protected_touched if spec.get("pristine", True) else []
+    cwd, copy = ctx.repo, None
+    details: dict = {"command": command, "pristine_restored": restore}
+    try:
+        if restore:
+            cwd = copy = pristine_copy(ctx, restore)
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+        r = proc.run(command, cwd=cwd, timeout_s=timeout, env=env)
+    except OSError as e:
+        return Verdict("error", details={**details, "error": f"cannot prepare the test run: {e}"})
+    finally:
+        if copy:
+            shutil.rmtree(copy, ignore_errors=True)
+    output = (r.stdout + ("\n" + r.stderr if r.stderr.strip() else "")).strip()
+    details.update(returncode=r.returncode, timed_out=r.timed_out, output_tail=output[-2000:])
+    seconds = time.monotonic() - t0
+    limit = int(spec.get("feedback_chars", 3000))
+    if r.timed_out:
+        feedback = f"The tests (`{command}`) did not finish within {timeout:.0f} s; something hangs.\n"
+        return Verdict("block", trim(feedback + failure_digest(output), limit), details, seconds)
+    infra = SHELL_INFRA_CODES.get(r.returncode) if r.not_found or r.returncode in SHELL_INFRA_CODES else None
+    if infra is None and "pytest" in command:
+        infra = PYTEST_INFRA_CODES.get(r.returncode)
+    if infra:
+        details["error"] = f"{infra} (exit {r.returncode}): {output[-300:]}"
+        return Verdict("error", details=details, seconds=seconds)
+    if r.returncode == 0:
+        return Verdict("pass", details=details, seconds=seconds)
+    head = f"The tests fail (`{command}`, exit {r.returncode})."
+    if restore:
+        head += " They ran with the original versions of: " + ", ".join(restore[:10]) + "."
+    return Verdict("block", trim(head + "\n\n" + failure_digest(output), limit), details, seconds)

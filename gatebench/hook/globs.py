@@ -1,0 +1,70 @@
+"""Glob matching on repo-relative POSIX paths (stdlib only).
+
+Rules (SPEC.md, "Globs"): `*` and `?` stay inside one path segment, `**` spans any number of
+segments (zero included), `[...]` is a character class, and a pattern with no `/` matches the
+file's name at any depth, as in .gitignore. fnmatch alone lets `*` cross `/`, which would make
+`tests/*.py` match `tests/a/b.py`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+
+def _segment(seg: str) -> str:
+    out, i = [], 0
+    while i < len(seg):
+        c = seg[i]
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            j = seg.find("]", i + 1)
+            if j == -1:
+                out.append(re.escape(c))
+            else:
+                body = seg[i + 1 : j]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append(f"[{body}]")
+                i = j
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out)
+
+
+def translate(pattern: str) -> str:
+    if "/" not in pattern:
+        pattern = "**/" + pattern
+    parts = pattern.split("/")
+    out = []
+    for n, seg in enumerate(parts):
+        last = n == len(parts) - 1
+        if seg == "**":
+            out.append(".*" if last else "(?:[^/]+/)*")
+        else:
+            out.append(_segment(seg) + ("" if last else "/"))
+    return "".join(out)
+
+
+class GlobSet:
+    """Many globs compiled into one regex, so a 10,000-file walk pays one match per path."""
+
+    def __init__(self, patterns: Iterable[str]):
+        self.patterns = list(patterns)
+        self._re = re.compile("|".join(f"(?:{translate(p)})" for p in self.patterns)) if self.patterns else None
+        # Directories that can be skipped whole: patterns ending in "/**".
+        prefixes = [p[:-3] for p in self.patterns if p.endswith("/**")]
+        self._prune = re.compile("|".join(f"(?:{translate(p)})" for p in prefixes)) if prefixes else None
+
+    def match(self, path: str) -> bool:
+        return bool(self._re and self._re.fullmatch(path))
+
+    def prunes(self, dirpath: str) -> bool:
+        return bool(self._prune and self._prune.fullmatch(dirpath))
+
+    def __bool__(self) -> bool:
+        return bool(self.patterns)

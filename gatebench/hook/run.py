@@ -1,0 +1,260 @@
+"""One hook call, from stdin text to (output for Claude Code, event line). Stdlib only.
+
+Every failure is caught here, written into the event's `errors`, and decided on purpose:
+Claude Code lets a crashed or silent hook through without a word, so a crash must never be
+how the hook says "allow".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import traceback
+from datetime import UTC, datetime
+
+from gatebench import __version__
+from gatebench.hook import snapshot
+from gatebench.hook.decide import decide
+from gatebench.hook.defaults import DEFAULT_IGNORE
+from gatebench.hook.gates import GATES, GateContext, Verdict
+from gatebench.hook.globs import GlobSet
+from gatebench.hook.state import STATE_ENV, Paths, append_event, default_state_dir, load_session, save_session
+
+MAX_LISTED = 200
+
+
+class HookError(Exception):
+    """A failure of the hook's own machinery (not of the agent's work)."""
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def parse_input(raw: str, errors: list[str]) -> dict:
+    if not raw.strip():
+        errors.append("stdin was empty: no Stop input from Claude Code")
+        return {}
+    try:
+        data = json.loads(raw)
+    except ValueError as e:
+        errors.append(f"stdin is not JSON: {e}")
+        return {}
+    if not isinstance(data, dict):
+        errors.append(f"stdin JSON is a {type(data).__name__}, not an object")
+        return {}
+    missing = [k for k in ("session_id", "cwd") if not isinstance(data.get(k), str)]
+    if missing:
+        errors.append(f"stdin lacks fields: {', '.join(missing)}")
+    return data
+
+
+def resolve_state_dir(arg: str | None, hook_input: dict) -> str:
+    if arg:
+        return arg
+    if os.environ.get(STATE_ENV):
+        return os.environ[STATE_ENV]
+    project = os.environ.get("CLAUDE_PROJECT_DIR") or hook_input.get("cwd") or os.getcwd()
+    return default_state_dir(project)
+
+
+def load_resolved(paths: Paths) -> dict:
+    try:
+        data = snapshot.read_json(paths.config)
+    except FileNotFoundError:
+        raise HookError(f"no config at {paths.config}: run `gatebench install` (or `gatebench prep`)")
+    except (OSError, ValueError) as e:
+        raise HookError(f"config {paths.config} is unreadable: {e}")
+    if not isinstance(data, dict) or data.get("schema") != "gatebench.resolved/1" or "config" not in data:
+        raise HookError(f"config {paths.config} is not a gatebench.resolved/1 document")
+    return data
+
+
+def short_error(e: BaseException) -> str:
+    tb = traceback.extract_tb(e.__traceback__)
+    where = f" at {os.path.basename(tb[-1].filename)}:{tb[-1].lineno}" if tb else ""
+    return f"{type(e).__name__}: {e}{where}"
+
+
+def run_gate(kind: str, spec: dict, ctx: GateContext) -> Verdict:
+    t0 = time.monotonic()
+    fn = GATES.get(kind)
+    if fn is None:
+        return Verdict("error", details={"error": f"unknown gate kind {kind!r}"})
+    if ctx.remaining() <= 0:
+        return Verdict("error", details={"error": "hook time budget spent before this gate ran"})
+    try:
+        v = fn(spec, ctx)
+    except Exception as e:  # a gate bug must not become a silent allow
+        v = Verdict("error", details={"error": short_error(e)})
+    v.seconds = v.seconds or (time.monotonic() - t0)
+    return v
+
+
+def load_baseline(paths: Paths, session_id: str) -> dict:
+    for p in (paths.session_baseline(session_id), paths.baseline):
+        try:
+            return snapshot.read_json(p)
+        except FileNotFoundError:
+            continue
+        except (OSError, ValueError) as e:
+            raise HookError(f"baseline {p} is unreadable: {e}")
+    raise HookError(f"no baseline snapshot in {paths.state} (SessionStart did not run, nor prep/install)")
+
+
+def diff_summary(d: snapshot.Diff, protected: list[str], stray: list[str]) -> dict:
+    return {
+        "created": d.created[:MAX_LISTED],
+        "changed": d.changed[:MAX_LISTED],
+        "deleted": d.deleted[:MAX_LISTED],
+        "counts": {"created": len(d.created), "changed": len(d.changed), "deleted": len(d.deleted)},
+        "no_change": d.empty,
+        "protected_touched": protected[:MAX_LISTED],
+        "stray": stray[:MAX_LISTED],
+    }
+
+
+def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]:
+    """Returns (Claude Code output or None, event, state dir)."""
+    t0 = time.monotonic()
+    errors: list[str] = []
+    event: dict = {"v": 1, "hook": "stop", "ts": now_iso(), "gatebench": __version__, "errors": errors}
+    hook_input = parse_input(raw_stdin, errors)
+    sid = hook_input.get("session_id") if isinstance(hook_input.get("session_id"), str) else "unknown"
+    event.update(
+        session_id=sid,
+        prompt_id=hook_input.get("prompt_id"),
+        stop_hook_active=hook_input.get("stop_hook_active"),
+        last_assistant_message=str(hook_input.get("last_assistant_message") or "")[:2000],
+    )
+    state_dir = resolve_state_dir(state_arg, hook_input)
+    paths = Paths(state_dir)
+    on_error = "open"
+    session: dict = {}
+    try:
+        resolved = load_resolved(paths)
+        cfg = resolved["config"]
+        on_error = cfg.get("on_error", "open")
+        event.update(config=cfg.get("name"), config_hash=resolved.get("config_hash"), mode=resolved.get("mode"))
+        session = load_session(paths.session(sid))
+        if session.get("prompt_id") != hook_input.get("prompt_id"):
+            # A new user prompt gets a fresh budget (SPEC.md, "Decision").
+            session = {"prompt_id": hook_input.get("prompt_id"), "attempts": 0, "blocks": 0,
+                       "prompts": session.get("prompts", 0) + 1}
+        session["attempts"] = attempt = session.get("attempts", 0) + 1
+        event["attempt"] = attempt
+        budget = cfg.get("budget", {})
+        deadline = t0 + float(budget.get("hook_seconds", 600))
+        repo = resolved.get("repo") or hook_input.get("cwd") or os.getcwd()
+
+        baseline = load_baseline(paths, sid)
+        ignore = GlobSet(resolved.get("ignore") or DEFAULT_IGNORE)
+        walked = snapshot.current(repo, ignore, paths.statcache)
+        errors.extend(walked.errors[:20])
+        d = snapshot.diff(baseline, walked.manifest)
+        protected = GlobSet(resolved.get("protected") or cfg.get("protected") or [])
+        stray_globs = GlobSet(cfg.get("stray") or [])
+        touched = [p for p in d.paths if protected.match(p)]
+        stray = [p for p in d.created if stray_globs.match(p)]
+        event["diff"] = diff_summary(d, touched, stray)
+        event["snapshot"] = {"files": len(walked.manifest), "hashed": walked.hashed}
+
+        oracle_result = None
+        if resolved.get("mode") == "bench" and resolved.get("oracle"):
+            from gatebench.oracle import run_oracle
+
+            o = resolved["oracle"]
+            oracle_result = run_oracle(repo, o["hidden_dir"], o["command"], o["dest"], o["timeout_s"],
+                                       resolved.get("python"))
+            event["oracle"] = {k: oracle_result[k] for k in
+                               ("solved", "passed", "failed", "errors", "skipped", "failing", "error", "seconds")}
+
+        ctx = GateContext(
+            repo=repo, state_dir=state_dir, blob_dir=paths.blobs, baseline=baseline, now=walked.manifest,
+            diff=d, protected_touched=touched, stray=stray, resolved=resolved, session=session,
+            attempt=attempt, last_message=event["last_assistant_message"], deadline=deadline, oracle=oracle_result,
+        )
+        gate_events = []
+        blocked = False
+        for spec in cfg.get("gates", []):
+            name = spec.get("name") or spec.get("kind")
+            if blocked and cfg.get("short_circuit", True):
+                v = Verdict("skipped", details={"why": "an earlier gate blocked (short_circuit)"})
+            else:
+                v = run_gate(spec.get("kind"), spec, ctx)
+            blocked = blocked or v.verdict == "block"
+            gate_events.append({"name": name, "kind": spec.get("kind"), "verdict": v.verdict,
+                                "feedback": v.feedback, "details": v.details,
+                                "seconds": round(v.seconds, 4), "cost_usd": v.cost_usd})
+        event["gates"] = gate_events
+        dec = decide(
+            [(g["name"], g) for g in gate_events],
+            blocks_so_far=session.get("blocks", 0),
+            budget=int(budget.get("blocks", 3)),
+            on_error=on_error,
+            attempt=attempt,
+            reason_chars=int(cfg.get("reason_chars", 4000)),
+        )
+    except Exception as e:
+        errors.append(short_error(e) if not isinstance(e, HookError) else str(e))
+        dec = decide([("gatebench", {"verdict": "error", "details": {"error": errors[-1]}})],
+                     blocks_so_far=session.get("blocks", 0), budget=_budget(paths), on_error=on_error,
+                     attempt=session.get("attempts", 1), reason_chars=2000)
+    if dec.decision == "block":
+        session["blocks"] = session.get("blocks", 0) + 1
+    elif dec.decision == "give_up":
+        session["gave_up"] = True
+    if session:
+        try:
+            save_session(paths.session(sid), session)
+        except OSError as e:
+            errors.append(f"cannot save session state: {e.strerror}")
+    event.update(decision=dec.decision, reason=dec.reason, system_message=dec.system_message,
+                 blocks=session.get("blocks", 0), seconds=round(time.monotonic() - t0, 4))
+    output = None
+    if dec.decision == "block":
+        output = {"decision": "block", "reason": dec.reason}
+    if dec.system_message:
+        output = {**(output or {}), "systemMessage": dec.system_message}
+    return output, event, state_dir
+
+
+def _budget(paths: Paths) -> int:
+    try:
+        return int(snapshot.read_json(paths.config)["config"]["budget"]["blocks"])
+    except Exception:
+        return 3
+
+
+def session_start(raw_stdin: str, state_arg: str | None) -> dict:
+    """Take the session's baseline snapshot (installed mode). Bench mode keeps prep's baseline."""
+    t0 = time.monotonic()
+    errors: list[str] = []
+    event: dict = {"v": 1, "hook": "session_start", "ts": now_iso(), "gatebench": __version__, "errors": errors}
+    hook_input = parse_input(raw_stdin, errors)
+    sid = hook_input.get("session_id") if isinstance(hook_input.get("session_id"), str) else "unknown"
+    event.update(session_id=sid, source=hook_input.get("source"))
+    paths = Paths(resolve_state_dir(state_arg, hook_input))
+    try:
+        resolved = load_resolved(paths)
+        repo = resolved.get("repo") or hook_input.get("cwd") or os.getcwd()
+        target = paths.session_baseline(sid)
+        if resolved.get("mode") == "bench":
+            event["baseline"] = "prep"
+        elif os.path.exists(target):
+            event["baseline"] = "kept"  # a resumed session keeps the baseline it started with
+        else:
+            summary = snapshot.take_baseline(
+                repo, GlobSet(resolved.get("ignore") or DEFAULT_IGNORE), os.path.dirname(target),
+                GlobSet(resolved.get("protected") or []), paths.blobs,
+            )
+            os.replace(os.path.join(os.path.dirname(target), "manifest.json"), target)
+            errors.extend(summary.pop("errors")[:20])
+            event["baseline"] = summary
+    except Exception as e:
+        errors.append(str(e) if isinstance(e, HookError) else short_error(e))
+    event["seconds"] = round(time.monotonic() - t0, 4)
+    written = append_event(paths.events, event)
+    event["_log"] = written
+    return event

@@ -1,0 +1,195 @@
+"""Content snapshot of a work tree: manifest, stat cache, blob store and diff (stdlib only).
+
+A manifest maps each repo-relative path to (sha256, size, mode). Hashing a 10,000-file repo at
+every stop would be slow, so a stat cache keeps each file's (mtime_ns, size, inode) -> hash and a
+file is re-read only when those change. Like git, entries whose mtime is within RACY_NS of the
+moment the cache was written are re-hashed: a same-second edit would otherwise go unseen.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import time
+from dataclasses import dataclass, field
+
+from gatebench.hook.globs import GlobSet
+
+RACY_NS = 2_000_000_000
+BLOB_MAX_BYTES = 1 << 20  # files above this are tracked by hash only (no diff text, no restore)
+
+Manifest = dict[str, list]  # path -> [sha256, size, mode]
+
+
+@dataclass
+class Walk:
+    manifest: Manifest
+    cache: dict[str, list]  # path -> [mtime_ns, size, ino, sha, mode]
+    hashed: int  # files actually read this time
+    errors: list[str] = field(default_factory=list)
+
+
+def _hash_file(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _hash_link(path: str) -> str:
+    return hashlib.sha256(b"symlink:" + os.fsencode(os.readlink(path))).hexdigest()
+
+
+def walk(root: str, ignore: GlobSet, cache: dict[str, list] | None = None, cache_time_ns: int = 0) -> Walk:
+    """Manifest of every file under root not matched by `ignore`. Symlinks are recorded, never followed."""
+    cache = cache or {}
+    manifest: Manifest = {}
+    new_cache: dict[str, list] = {}
+    errors: list[str] = []
+    hashed = 0
+    stack = [("", root)]
+    while stack:
+        rel_dir, abs_dir = stack.pop()
+        try:
+            entries = list(os.scandir(abs_dir))
+        except OSError as e:
+            errors.append(f"cannot list {rel_dir or '.'}: {e.strerror}")
+            continue
+        for entry in entries:
+            rel = rel_dir + entry.name
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError as e:
+                errors.append(f"cannot stat {rel}: {e.strerror}")
+                continue
+            mode = st.st_mode
+            if stat.S_ISDIR(mode):
+                if not ignore.prunes(rel):
+                    stack.append((rel + "/", entry.path))
+                continue
+            if ignore.match(rel) or not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+                continue
+            c = cache.get(rel)
+            if (
+                c is not None
+                and c[0] == st.st_mtime_ns
+                and c[1] == st.st_size
+                and c[2] == st.st_ino
+                and c[4] == mode
+                and st.st_mtime_ns < cache_time_ns - RACY_NS
+            ):
+                sha = c[3]
+            else:
+                try:
+                    sha = _hash_link(entry.path) if stat.S_ISLNK(mode) else _hash_file(entry.path)
+                except OSError as e:
+                    errors.append(f"cannot read {rel}: {e.strerror}")
+                    continue
+                hashed += 1
+            manifest[rel] = [sha, st.st_size, mode]
+            new_cache[rel] = [st.st_mtime_ns, st.st_size, st.st_ino, sha, mode]
+    return Walk(manifest, new_cache, hashed, errors)
+
+
+@dataclass
+class Diff:
+    created: list[str]
+    changed: list[str]
+    deleted: list[str]
+
+    @property
+    def paths(self) -> list[str]:
+        return sorted(self.created + self.changed + self.deleted)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.created or self.changed or self.deleted)
+
+
+def diff(base: Manifest, now: Manifest) -> Diff:
+    created = sorted(p for p in now if p not in base)
+    deleted = sorted(p for p in base if p not in now)
+    changed = sorted(p for p in now if p in base and (now[p][0] != base[p][0] or now[p][2] != base[p][2]))
+    return Diff(created, changed, deleted)
+
+
+# --- persistence -------------------------------------------------------------------------------
+
+
+def write_json_atomic(path: str, data: object) -> None:
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f, separators=(",", ":"))
+    os.replace(tmp, path)
+
+
+def read_json(path: str) -> object:
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def store_blobs(root: str, manifest: Manifest, blob_dir: str, must: GlobSet | None = None) -> list[str]:
+    """Copy file contents into a content-addressed store so diffs and pristine restores can read them.
+
+    Files over BLOB_MAX_BYTES are skipped unless `must` matches them (protected files always are kept).
+    Returns the errors met.
+    """
+    os.makedirs(blob_dir, exist_ok=True)
+    errors = []
+    for rel, (sha, size, mode) in manifest.items():
+        dest = os.path.join(blob_dir, sha)
+        if os.path.exists(dest) or (size > BLOB_MAX_BYTES and not (must and must.match(rel))):
+            continue
+        src = os.path.join(root, rel)
+        try:
+            if stat.S_ISLNK(mode):
+                data = os.fsencode(os.readlink(src))
+            else:
+                with open(src, "rb") as f:
+                    data = f.read()
+        except OSError as e:
+            errors.append(f"cannot store {rel}: {e.strerror}")
+            continue
+        tmp = f"{dest}.tmp{os.getpid()}"
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, dest)
+    return errors
+
+
+def read_blob(blob_dir: str, sha: str) -> bytes | None:
+    try:
+        with open(os.path.join(blob_dir, sha), "rb") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def take_baseline(root: str, ignore: GlobSet, dest_dir: str, must_store: GlobSet | None, blob_dir: str) -> dict:
+    """Snapshot `root` into dest_dir/manifest.json and blob_dir; returns a summary."""
+    t0 = time.monotonic()
+    w = walk(root, ignore)
+    errors = w.errors + store_blobs(root, w.manifest, blob_dir, must_store)
+    os.makedirs(dest_dir, exist_ok=True)
+    write_json_atomic(os.path.join(dest_dir, "manifest.json"), w.manifest)
+    return {"files": len(w.manifest), "errors": errors, "seconds": round(time.monotonic() - t0, 4)}
+
+
+def current(root: str, ignore: GlobSet, cache_path: str) -> Walk:
+    """Walk with the stat cache at cache_path, and save the refreshed cache if anything changed."""
+    cache, cache_time = {}, 0
+    try:
+        data = read_json(cache_path)
+        cache, cache_time = data["entries"], data["written_ns"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    w = walk(root, ignore, cache, cache_time)
+    if w.hashed or len(w.cache) != len(cache):
+        try:
+            write_json_atomic(cache_path, {"written_ns": time.time_ns(), "entries": w.cache})
+        except OSError as e:
+            w.errors.append(f"cannot write stat cache: {e.strerror}")
+    return w

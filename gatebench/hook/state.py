@@ -1,0 +1,105 @@
+"""Where the hook keeps things, and how it reads and writes them (stdlib only).
+
+Layout of a state dir (SPEC.md, "State dir"):
+  config.json                 resolved config (written by install/prep, validated there)
+  baseline/manifest.json      baseline taken by prep or install
+  sessions/<sid>.json         per-session counters (attempts, blocks, prompt_id, gates' memory)
+  sessions/<sid>.manifest.json  baseline taken at SessionStart (installed mode)
+  blobs/<sha256>              content-addressed file contents of every baseline
+  statcache.json              stat cache of the last walk
+  events.jsonl                one line per hook call
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+
+from gatebench.hook.snapshot import read_json, write_json_atomic
+
+GUARD_ENV = "GATEBENCH_HOOK_DISABLED"  # set for reviewers' own `claude -p`, so the hook does not re-enter
+STATE_ENV = "GATEBENCH_STATE"
+FALLBACK_ENV = "GATEBENCH_FALLBACK_LOG"
+
+_SAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def default_state_dir(project_dir: str) -> str:
+    return os.path.join(project_dir, ".claude", "gatebench")
+
+
+def safe_name(session_id: str) -> str:
+    return _SAFE.sub("_", session_id)[:120] or "unknown"
+
+
+class Paths:
+    def __init__(self, state_dir: str):
+        self.state = state_dir
+        self.config = os.path.join(state_dir, "config.json")
+        self.baseline = os.path.join(state_dir, "baseline", "manifest.json")
+        self.blobs = os.path.join(state_dir, "blobs")
+        self.statcache = os.path.join(state_dir, "statcache.json")
+        self.events = os.path.join(state_dir, "events.jsonl")
+        self.sessions = os.path.join(state_dir, "sessions")
+
+    def session(self, sid: str) -> str:
+        return os.path.join(self.sessions, safe_name(sid) + ".json")
+
+    def session_baseline(self, sid: str) -> str:
+        return os.path.join(self.sessions, safe_name(sid) + ".manifest.json")
+
+
+def load_session(path: str) -> dict:
+    try:
+        data = read_json(path)
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def save_session(path: str, data: dict) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    write_json_atomic(path, data)
+
+
+def fallback_log() -> str:
+    return os.environ.get(FALLBACK_ENV) or os.path.join(tempfile.gettempdir(), "gatebench", "events-fallback.jsonl")
+
+
+def append_event(path: str, event: dict) -> str | None:
+    """Append one JSON line. If the state dir cannot take it, write to the fallback log instead.
+
+    Returns the path actually written, or None if nothing could be written anywhere.
+    """
+    line = (json.dumps(event, default=str) + "\n").encode()
+    for target in (path, fallback_log()):
+        try:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, line)  # one write on O_APPEND: lines from concurrent hooks do not interleave
+            finally:
+                os.close(fd)
+            return target
+        except OSError:
+            if target != path:
+                return None
+            event.setdefault("errors", []).append(f"cannot write {path}; event written to the fallback log")
+            line = (json.dumps(event, default=str) + "\n").encode()
+    return None
+
+
+def read_events(path: str) -> list[dict]:
+    out = []
+    try:
+        with open(path, encoding="utf-8") as f:
+            for ln in f:
+                try:
+                    out.append(json.loads(ln))
+                except ValueError:
+                    continue
+    except OSError:
+        pass
+    return out

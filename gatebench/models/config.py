@@ -1,0 +1,145 @@
+"""Gate configuration (`configs/<name>.yaml`) and the resolved JSON the hook reads."""
+
+from __future__ import annotations
+
+import fnmatch
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from gatebench.hook.defaults import (
+    CLAUDE_BLOCK_CAP,
+    DEFAULT_IGNORE,
+    DEFAULT_PROTECTED,
+    DEFAULT_SELF_CHECK,
+    DEFAULT_STRAY,
+    REASON_CHARS_MAX,
+)
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def check_globs(globs: list[str]) -> list[str]:
+    for g in globs:
+        if not g or g.strip() != g:
+            raise ValueError(f"bad glob {g!r}: empty or padded with spaces")
+        if g.startswith("/"):
+            raise ValueError(f"bad glob {g!r}: globs are relative to the repo root")
+        if g.count("[") != g.count("]"):
+            raise ValueError(f"bad glob {g!r}: unbalanced brackets")
+        try:
+            fnmatch.translate(g)
+        except Exception as e:  # pragma: no cover - translate rarely raises
+            raise ValueError(f"bad glob {g!r}: {e}") from e
+    return globs
+
+
+class DiffGate(Strict):
+    kind: Literal["diff"]
+    name: str = "diff"
+    block_noop: bool = Field(True, description="block a stop when nothing in the repo changed")
+    block_protected: bool = Field(True, description="block a stop when protected paths were touched")
+    block_stray: bool = Field(False, description="block a stop when stray files (*.orig, *.rej, ~) exist")
+
+
+class TestsGate(Strict):
+    kind: Literal["tests"]
+    name: str = "tests"
+    command: str | None = Field(
+        None, description="shell command; {python} is this interpreter. None: the task's visible test command"
+    )
+    timeout_s: float = Field(120, gt=0, le=3600)
+    pristine: bool = Field(True, description="run protected files (tests) as they were in the snapshot")
+    feedback_chars: int = Field(3000, ge=200, le=REASON_CHARS_MAX)
+
+
+class SelfCheckGate(Strict):
+    kind: Literal["self_check"]
+    name: str = "self_check"
+    text: str = DEFAULT_SELF_CHECK
+
+
+class ReviewGate(Strict):
+    kind: Literal["review"]
+    name: str = "review"
+    reviewers: list[str] = Field(min_length=1)
+    vote: Literal["any", "majority", "all"] = "any"
+    timeout_s: float = Field(300, gt=0, le=3600)
+    on_no_evidence: Literal["block", "pass"] = Field(
+        "pass", description="what a block with no concrete finding counts as, for reviewers with require_evidence"
+    )
+
+
+class OracleGate(Strict):
+    kind: Literal["oracle"]
+    name: str = "oracle"
+
+
+Gate = Annotated[DiffGate | TestsGate | SelfCheckGate | ReviewGate | OracleGate, Field(discriminator="kind")]
+
+
+class Budget(Strict):
+    blocks: int = Field(3, ge=0, lt=CLAUDE_BLOCK_CAP, description="blocks per session prompt before give_up")
+    hook_seconds: float = Field(600, gt=0, le=3600, description="wall budget for one stop attempt, all gates")
+
+
+class GateConfig(Strict):
+    """A gate configuration: which gates run, in order, with what budgets."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.+-]+$")
+    description: str = ""
+    gates: list[Gate] = Field(default_factory=list)
+    budget: Budget = Field(default_factory=Budget)
+    on_error: Literal["open", "closed"] = Field("open", description="a gate error allows (open) or blocks (closed)")
+    short_circuit: bool = Field(True, description="skip later gates once one blocks")
+    protected: list[str] = Field(default_factory=lambda: list(DEFAULT_PROTECTED))
+    ignore: list[str] = Field(default_factory=list, description="globs the snapshot never looks at")
+    stray: list[str] = Field(default_factory=lambda: list(DEFAULT_STRAY))
+    reason_chars: int = Field(4000, ge=200, le=REASON_CHARS_MAX)
+
+    _globs = field_validator("protected", "ignore", "stray")(check_globs)
+
+    @field_validator("gates")
+    @classmethod
+    def unique_names(cls, gates: list) -> list:
+        names = [g.name for g in gates]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise ValueError(f"gate names must be unique; repeated: {sorted(dup)}")
+        return gates
+
+
+class TaskBinding(Strict):
+    """What the hook needs of a bench task."""
+
+    id: str
+    prompt: str
+    test_command: str
+    test_timeout_s: float
+
+
+class OracleBinding(Strict):
+    hidden_dir: str
+    command: str
+    dest: str
+    timeout_s: float
+
+
+class ResolvedConfig(Strict):
+    """`<state>/config.json`: everything the stdlib hook reads, validated once by the runner."""
+
+    schema_: Literal["gatebench.resolved/1"] = Field("gatebench.resolved/1", alias="schema")
+    mode: Literal["installed", "bench"]
+    repo: str
+    state_dir: str
+    python: str
+    config: GateConfig
+    config_hash: str
+    task: TaskBinding | None = None
+    oracle: OracleBinding | None = None
+    protected: list[str] = Field(default_factory=lambda: list(DEFAULT_PROTECTED))
+    ignore: list[str] = Field(default_factory=lambda: list(DEFAULT_IGNORE))
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)

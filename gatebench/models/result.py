@@ -1,0 +1,118 @@
+"""One finished cell: a line of `runs/<run-id>/results.jsonl` (the ledger)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+RESULT_SCHEMA_VERSION = 1
+
+Status = Literal["ok", "infra_error", "timeout", "cap"]
+Decision = Literal["allow", "block", "give_up"]
+VerdictKind = Literal["pass", "block", "error", "skipped"]
+
+
+class Open(BaseModel):
+    # Records are read back by analyze, possibly written by a newer gatebench: tolerate extra keys.
+    model_config = ConfigDict(extra="allow")
+
+
+class GateVerdictRecord(Open):
+    name: str
+    kind: str
+    verdict: VerdictKind
+    seconds: float = 0.0
+    cost_usd: float = 0.0
+
+
+class StopRecord(Open):
+    """One stop attempt, as the hook logged it."""
+
+    attempt: int = Field(ge=1)
+    decision: Decision
+    gates: list[GateVerdictRecord] = Field(default_factory=list)
+    oracle_solved: bool | None = Field(None, description="hidden oracle at this stop; None if it did not run")
+    oracle_error: str | None = None
+    files_changed: int = 0
+    seconds: float = 0.0
+    errors: list[str] = Field(default_factory=list)
+
+
+class Usage(Open):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+
+
+class OracleSummary(Open):
+    solved: bool
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    skipped: int = 0
+    seconds: float = 0.0
+    failing: list[str] = Field(default_factory=list)
+    error: str | None = None
+
+
+class Versions(Open):
+    gatebench: str
+    git_commit: str | None = None
+    git_dirty: bool | None = None
+    cli_version: str | None = None
+    model: str | None = None
+    task_hash: str | None = None
+    config_hash: str | None = None
+    python: str | None = None
+
+
+class SimTruth(Open):
+    """Ground truth the sim worker knows by construction (absent for real workers)."""
+
+    policy: str
+    seed: int
+    first_state: str = Field(description="'reference' or 'inject:<name>'")
+    states: list[str] = Field(default_factory=list, description="every end state written, in order")
+
+
+class ResultRecord(Open):
+    v: Literal[1] = RESULT_SCHEMA_VERSION
+    run_id: str
+    cell_id: str = Field(description="<config>/<task>/<rep>")
+    config: str
+    task: str
+    rep: int = Field(ge=0)
+    worker: str
+    attempt_no: int = Field(1, ge=1, description="1 + how many times this cell was retried after infra errors")
+    status: Status
+    error: str | None = None
+    solved: bool = Field(description="final oracle passed and no tamper; False for any status but ok")
+    oracle: OracleSummary | None = None
+    first_stop_solved: bool | None = Field(None, description="oracle at the first stop attempt: the no-gate counterfactual")
+    stops: list[StopRecord] = Field(default_factory=list)
+    blocks: int = 0
+    give_up: bool = False
+    tamper: bool = False
+    tampered: list[str] = Field(default_factory=list)
+    leak: bool = False
+    leaks: list[str] = Field(default_factory=list)
+    turns: int = 0
+    api_requests: int | None = None
+    tool_calls: dict[str, int] = Field(default_factory=dict)
+    tool_errors: int = 0
+    api_errors: int = 0
+    usage: Usage = Field(default_factory=Usage)
+    cost_usd: float = Field(0.0, description="worker (agent) cost")
+    reviewer_cost_usd: float = Field(0.0, description="gate-3 reviewers' cost, summed over stops")
+    wall_s: float = 0.0
+    started_at: str | None = None
+    finished_at: str | None = None
+    versions: Versions
+    sim: SimTruth | None = None
+    paths: dict[str, str] = Field(default_factory=dict, description="work, events, stream, transcript")
+
+    @property
+    def total_cost_usd(self) -> float:
+        return self.cost_usd + self.reviewer_cost_usd

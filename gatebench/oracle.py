@@ -1,0 +1,124 @@
+"""The hidden oracle: run hidden tests on a *copy* of a work tree and read per-test outcomes (stdlib only).
+
+The work copy is only ever read: the tree is copied to a temporary folder, the hidden files land in
+`<copy>/<dest>/`, pytest writes its JUnit XML outside the copy, and the copy is removed afterwards,
+whatever happened (crash, timeout). The hook calls this at every stop attempt in bench mode.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+from gatebench.hook import proc
+
+_SKIP_DIRS = {".git", "__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache"}
+
+
+def _ignore(_dir: str, names: list[str]) -> set[str]:
+    return {n for n in names if n in _SKIP_DIRS or n.endswith(".pyc")}
+
+
+def test_id(classname: str, name: str, dest: str) -> str:
+    """JUnit (classname, name) -> `file.py::name`, relative to the hidden folder."""
+    parts = classname.split(".") if classname else []
+    prefix = dest.strip("/").split("/")
+    if parts[: len(prefix)] == prefix:
+        parts = parts[len(prefix) :]
+    # Test classes start with an upper-case "Test"; the module path ends before them.
+    cut = next((i for i, p in enumerate(parts) if p[:1].isupper()), len(parts))
+    module, klass = parts[:cut], parts[cut:]
+    path = "/".join(module) + ".py" if module else "?"
+    return "::".join([path, *klass, name])
+
+
+def parse_junit(xml_text: str, dest: str) -> dict[str, str]:
+    outcomes: dict[str, str] = {}
+    root = ET.fromstring(xml_text)
+    for case in root.iter("testcase"):
+        tid = test_id(case.get("classname", ""), case.get("name", ""), dest)
+        tags = {child.tag for child in case}
+        if "error" in tags:
+            outcome = "error"
+        elif "failure" in tags:
+            outcome = "failed"
+        elif "skipped" in tags:
+            outcome = "skipped"
+        else:
+            outcome = "passed"
+        # A test that passed its call but errored in teardown shows twice; the worse outcome wins.
+        if outcomes.get(tid) in ("failed", "error") and outcome == "passed":
+            continue
+        outcomes[tid] = outcome
+    return outcomes
+
+
+def summarize(outcomes: dict[str, str], error: str | None, seconds: float, returncode: int | None) -> dict:
+    counts = {k: sum(1 for v in outcomes.values() if v == k) for k in ("passed", "failed", "error", "skipped")}
+    failing = sorted(t for t, v in outcomes.items() if v in ("failed", "error"))
+    solved = bool(outcomes) and not error and counts["passed"] == len(outcomes)
+    return {
+        "solved": solved,
+        "passed": counts["passed"],
+        "failed": counts["failed"],
+        "errors": counts["error"],
+        "skipped": counts["skipped"],
+        "failing": failing,
+        "tests": outcomes,
+        "error": error,
+        "returncode": returncode,
+        "seconds": round(seconds, 3),
+    }
+
+
+def run_oracle(
+    work: str,
+    hidden_dir: str,
+    command: str,
+    dest: str = "hidden_tests",
+    timeout_s: float = 60,
+    python: str | None = None,
+) -> dict:
+    """Run the hidden tests against a copy of `work`. Never raises for the agent's faults."""
+    t0 = time.monotonic()
+    tmp = tempfile.mkdtemp(prefix="gatebench-oracle-")
+    try:
+        copy = os.path.join(tmp, "tree")
+        try:
+            shutil.copytree(work, copy, symlinks=True, ignore=_ignore)
+            target = os.path.join(copy, dest)
+            if os.path.lexists(target):
+                # The agent created a folder where hidden tests land: the hidden ones win.
+                shutil.rmtree(target) if os.path.isdir(target) and not os.path.islink(target) else os.remove(target)
+            shutil.copytree(hidden_dir, target, ignore=_ignore)
+        except OSError as e:
+            return summarize({}, f"cannot prepare the oracle copy: {e}", time.monotonic() - t0, None)
+        junit = os.path.join(tmp, "junit.xml")
+        cmd = command.replace("{python}", shlex.quote(python or sys.executable))
+        cmd += f" --junitxml={shlex.quote(junit)} -o junit_family=xunit1"
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+        env.pop("PYTEST_ADDOPTS", None)
+        r = proc.run(cmd, cwd=copy, timeout_s=timeout_s, env=env)
+        error = None
+        outcomes: dict[str, str] = {}
+        if r.timed_out:
+            error = f"oracle timed out after {timeout_s:.0f} s"
+        try:
+            with open(junit, encoding="utf-8") as f:
+                outcomes = parse_junit(f.read(), dest)
+        except (OSError, ET.ParseError) as e:
+            if not error:
+                tail = (r.stdout + r.stderr)[-500:]
+                error = f"no JUnit report (exit {r.returncode}): {e}; {tail}"
+        if not error and not outcomes:
+            error = f"the oracle collected no tests (exit {r.returncode})"
+        if not error and r.returncode not in (0, 1, 2):  # 2: collection errors, the code's fault
+            error = f"pytest exited {r.returncode}: {(r.stdout + r.stderr)[-500:]}"
+        return summarize(outcomes, error, time.monotonic() - t0, r.returncode)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -1,0 +1,69 @@
+"""Merge gatebench's hook entries into a Claude Code settings document, and take them out again.
+
+Pure functions on plain dicts; the CLI verbs do the file I/O. gatebench's entries are recognised by
+the marker `-m gatebench.hook` in their command, so every other hook and key is left as it was.
+"""
+
+from __future__ import annotations
+
+import copy
+import shlex
+
+MARKER = "-m gatebench.hook"
+EVENTS = {"Stop": "stop", "SessionStart": "session-start"}
+
+
+def hook_command(python: str, verb: str, state_dir: str) -> str:
+    return f"{shlex.quote(python)} {MARKER} {verb} --state {shlex.quote(state_dir)}"
+
+
+def is_ours(hook: dict) -> bool:
+    return isinstance(hook, dict) and MARKER in str(hook.get("command", ""))
+
+
+def remove(settings: dict) -> dict:
+    """A copy of `settings` without gatebench's hooks; containers that only held ours go too."""
+    out = copy.deepcopy(settings)
+    hooks = out.get("hooks")
+    if not isinstance(hooks, dict):
+        return out
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept_groups = []
+        for group in groups:
+            inner = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(inner, list) or not any(is_ours(h) for h in inner):
+                kept_groups.append(group)
+                continue
+            rest = [h for h in inner if not is_ours(h)]
+            if rest:
+                kept_groups.append({**group, "hooks": rest})
+        if kept_groups:
+            hooks[event] = kept_groups
+        elif groups:
+            del hooks[event]
+    if not hooks and settings.get("hooks"):
+        del out["hooks"]
+    return out
+
+
+def add(settings: dict, python: str, state_dir: str, timeout_s: int) -> dict:
+    """`settings` with exactly one gatebench Stop and SessionStart entry (idempotent)."""
+    out = remove(settings)
+    hooks = out.setdefault("hooks", {})
+    for event, verb in EVENTS.items():
+        entry = {"type": "command", "command": hook_command(python, verb, state_dir), "timeout": timeout_s}
+        hooks.setdefault(event, []).append({"hooks": [entry]})
+    return out
+
+
+def ours(settings: dict) -> list[tuple[str, dict]]:
+    found = []
+    for event, groups in (settings.get("hooks") or {}).items():
+        for group in groups if isinstance(groups, list) else []:
+            for h in (group.get("hooks") or []) if isinstance(group, dict) else []:
+                if is_ours(h):
+                    found.append((event, h))
+    return found

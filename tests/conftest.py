@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+BUGGY = "def add(a, b):\n    return a - b\n"
+FIXED = "def add(a, b):\n    return a + b\n"
+TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+
+
+def write_tree(root: Path, files: dict[str, str | bytes]) -> None:
+    for rel, content in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            p.write_bytes(content)
+        else:
+            p.write_text(content)
+
+
+@pytest.fixture
+def calc_repo(tmp_path: Path) -> Path:
+    """A tiny repo whose visible test fails until calc.add is fixed."""
+    repo = tmp_path / "repo"
+    write_tree(repo, {"calc.py": BUGGY, "tests/test_calc.py": TEST, "README.md": "calc\n"})
+    return repo
+
+
+def gatebench_cli(*args: str, check: bool = True, **kw) -> subprocess.CompletedProcess:
+    r = subprocess.run([sys.executable, "-m", "gatebench", *args], capture_output=True, text=True, **kw)
+    if check and r.returncode != 0:
+        raise AssertionError(f"gatebench {' '.join(args)} -> {r.returncode}\n{r.stdout}\n{r.stderr}")
+    return r
+
+
+def hook_input(repo: Path, session: str = "s1", prompt: str = "p1", **extra) -> str:
+    data = {"session_id": session, "cwd": str(repo), "prompt_id": prompt, "hook_event_name": "Stop",
+            "stop_hook_active": False, "last_assistant_message": "Done."}
+    data.update(extra)
+    return json.dumps(data)
+
+
+def run_hook(state: Path, stdin: str, verb: str = "stop", env: dict | None = None) -> tuple[dict | None, dict | None]:
+    """Run the hook as Claude Code does (a cold process); return (stdout JSON, last event line)."""
+    r = subprocess.run([sys.executable, "-m", "gatebench.hook", verb, "--state", str(state)], input=stdin,
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, f"hook exited {r.returncode}: {r.stderr}"
+    assert "Traceback" not in r.stderr, r.stderr
+    out = json.loads(r.stdout) if r.stdout.strip() else None
+    events = state / "events.jsonl"
+    last = json.loads(events.read_text().splitlines()[-1]) if events.exists() else None
+    return out, last
+
+
+@pytest.fixture
+def installed(calc_repo: Path):
+    """calc_repo with `gatebench install --config tests`; returns (repo, state dir)."""
+    gatebench_cli("install", str(calc_repo), "--config", "tests")
+    return calc_repo, calc_repo / ".claude" / "gatebench"

@@ -1,0 +1,104 @@
+"""The Stop hook end to end as a process: snapshot diff, gates, decision, event line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from conftest import FIXED, hook_input, run_hook
+
+from gatebench.models.events import HookEvent
+
+
+def test_blocks_wrong_code_then_allows_fix(installed):
+    repo, state = installed
+    out, ev = run_hook(state, hook_input(repo))
+    # nothing changed yet: the diff gate blocks first, the tests gate is skipped (short circuit)
+    assert out["decision"] == "block"
+    assert "not changed any file" in out["reason"]
+    assert [g["verdict"] for g in ev["gates"]] == ["block", "skipped"]
+
+    (repo / "calc.py").write_text("def add(a, b):\n    return a * b\n")
+    out, ev = run_hook(state, hook_input(repo, stop_hook_active=True))
+    assert out["decision"] == "block"
+    assert "test_calc.py::test_add" in out["reason"]  # failing test name first
+    assert "assert 6 == 5" in out["reason"]
+    assert ev["reason"] == out["reason"]  # the exact text sent is logged
+    assert ev["diff"]["changed"] == ["calc.py"]
+
+    (repo / "calc.py").write_text(FIXED)
+    out, ev = run_hook(state, hook_input(repo, stop_hook_active=True))
+    assert out is None and ev["decision"] == "allow"
+    assert [g["verdict"] for g in ev["gates"]] == ["pass", "pass"]
+    assert ev["attempt"] == 3 and ev["blocks"] == 2
+    for line in (state / "events.jsonl").read_text().splitlines():
+        HookEvent.model_validate_json(line)  # the hook's real output matches the documented format
+
+
+def test_give_up_after_budget(installed):
+    repo, state = installed
+    (repo / "calc.py").write_text("def add(a, b):\n    return 0\n")
+    decisions = [run_hook(state, hook_input(repo))[1]["decision"] for _ in range(5)]
+    assert decisions == ["block", "block", "block", "give_up", "give_up"]
+    out, ev = run_hook(state, hook_input(repo))
+    assert "decision" not in out and "budget of 3 spent" in out["systemMessage"]
+    # a new user prompt in the same session gets a fresh budget
+    out, ev = run_hook(state, hook_input(repo, prompt="p2"))
+    assert out["decision"] == "block" and ev["attempt"] == 1
+
+
+def test_tampered_test_still_blocked_and_flagged(installed):
+    repo, state = installed
+    (repo / "tests" / "test_calc.py").write_text("def test_add():\n    assert True\n")
+    cfg = json.loads((state / "config.json").read_text())
+    cfg["config"]["gates"][0]["block_protected"] = False  # let the tests gate speak for itself
+    (state / "config.json").write_text(json.dumps(cfg))
+    out, ev = run_hook(state, hook_input(repo))
+    assert ev["diff"]["protected_touched"] == ["tests/test_calc.py"]
+    assert out["decision"] == "block"
+    assert "assert -1 == 5" in out["reason"]  # the pristine test ran, not the weakened one
+    assert "original versions of: tests/test_calc.py" in out["reason"]
+    # the work copy keeps the agent's edit: pristine tests ran in a temporary copy
+    assert "assert True" in (repo / "tests" / "test_calc.py").read_text()
+
+
+def test_diff_gate_flags_protected_path(installed):
+    repo, state = installed
+    (repo / "calc.py").write_text(FIXED)
+    (repo / "tests" / "test_calc.py").unlink()
+    out, ev = run_hook(state, hook_input(repo))
+    assert out["decision"] == "block"
+    assert "protected files" in out["reason"] and "tests/test_calc.py" in out["reason"]
+    assert ev["diff"]["deleted"] == ["tests/test_calc.py"]
+
+
+def test_self_check_blocks_once_per_prompt(calc_repo):
+    from conftest import gatebench_cli
+
+    gatebench_cli("install", str(calc_repo), "--config", "self")
+    state = calc_repo / ".claude" / "gatebench"
+    (calc_repo / "calc.py").write_text(FIXED)
+    out, _ = run_hook(state, hook_input(calc_repo))
+    assert out["decision"] == "block" and "Re-read the task" in out["reason"]
+    out, ev = run_hook(state, hook_input(calc_repo))
+    assert out is None and ev["decision"] == "allow"
+
+
+def test_none_config_records_and_allows(calc_repo):
+    from conftest import gatebench_cli
+
+    gatebench_cli("install", str(calc_repo), "--config", "none")
+    state = calc_repo / ".claude" / "gatebench"
+    out, ev = run_hook(state, hook_input(calc_repo))
+    assert out is None and ev["decision"] == "allow" and ev["diff"]["no_change"] is True
+
+
+def test_hook_import_is_stdlib_only():
+    code = (
+        "import sys, gatebench.hook.__main__, gatebench.hook.run, gatebench.oracle;"
+        "heavy = [m for m in ('pydantic', 'yaml', 'filelock') if m in sys.modules];"
+        "print(heavy)"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert r.stdout.strip() == "[]"
