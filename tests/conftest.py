@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_harness import claude_bin  # noqa: F401  (fixture for real-CLI tests)
 
 ROOT = Path(__file__).resolve().parent.parent
 

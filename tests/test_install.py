@@ -33,7 +33,7 @@ def test_install_twice_equals_once_and_uninstall_restores(calc_repo):
     assert len(once["hooks"]["Stop"]) == 2 and once["hooks"]["Stop"][0] == ORIGINAL["hooks"]["Stop"][0]
     assert {k: v for k, v in once.items() if k != "hooks"} == {k: v for k, v in ORIGINAL.items() if k != "hooks"}
     cmd = once["hooks"]["Stop"][1]["hooks"][0]["command"]
-    assert "-m gatebench.hook stop --state" in cmd and cmd.startswith("/")
+    assert "gatebench/hook/__main__.py stop --state" in cmd and cmd.startswith("/")
     assert once["hooks"]["Stop"][1]["hooks"][0]["timeout"] == 330  # hook_seconds 300 + margin
     gatebench_cli("uninstall", str(calc_repo))
     assert read(settings) == ORIGINAL

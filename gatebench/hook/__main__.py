@@ -1,5 +1,7 @@
 """`python -m gatebench.hook stop|session-start [--state DIR]`: the Claude Code hook entry point.
 
+Also runnable as a script: `python -S <checkout>/gatebench/hook/__main__.py stop ...`.
+
 Always exits 0: Claude Code treats exit 1, a crash or bad JSON as a silent allow, so the hook says
 what it decided on stdout and records every error in its event line instead.
 """
@@ -10,10 +12,18 @@ import json
 import os
 import sys
 
+if not __package__:
+    # Run as a script (`python -S .../gatebench/hook/__main__.py`, as install and the plugin do, to skip
+    # site-packages and start in a few ms): put the checkout on the path, not this folder.
+    sys.path[0] = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
 USAGE = "usage: python -m gatebench.hook {stop|session-start} [--state DIR]"
 
 
 def main(argv: list[str]) -> int:
+    import gc
+
+    gc.disable()  # a short-lived process that allocates ~10 objects per repo file: collection is pure cost
     from gatebench.hook.state import GUARD_ENV
 
     if os.environ.get(GUARD_ENV):

@@ -7,17 +7,17 @@ feedback; once it is spent the stop is allowed (give_up) and the user is warned 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gatebench.hook.text import trim
 
 
-@dataclass
 class Decision:
-    decision: str  # allow | block | give_up
-    reason: str | None
-    system_message: str | None
-    counted: list[str]  # gates whose verdict counted against the stop
+    __slots__ = ("counted", "decision", "reason", "system_message")
+
+    def __init__(self, decision: str, reason: str | None, system_message: str | None, counted: list[str]):
+        self.decision = decision  # allow | block | give_up
+        self.reason = reason
+        self.system_message = system_message
+        self.counted = counted  # gates whose verdict counted against the stop
 
 
 def build_reason(items: list[tuple[str, str]], attempt: int, block_no: int, budget: int, limit: int) -> str:
@@ -28,7 +28,7 @@ def build_reason(items: list[tuple[str, str]], attempt: int, block_no: int, budg
     room = max(limit - len(head), 100)
     share = max(room // max(len(items), 1) - 20, 80)
     body = "".join(f"\n## {name}\n{trim(text.strip(), share)}\n" for name, text in items)
-    return trim(head + body, limit)
+    return trim(head + body, limit).rstrip()
 
 
 def decide(

@@ -10,14 +10,12 @@ from __future__ import annotations
 import json
 import os
 import time
-import traceback
-from datetime import UTC, datetime
 
 from gatebench import __version__
 from gatebench.hook import snapshot
 from gatebench.hook.decide import decide
 from gatebench.hook.defaults import DEFAULT_IGNORE
-from gatebench.hook.gates import GATES, GateContext, Verdict
+from gatebench.hook.gates import GateContext, Verdict, get_gate
 from gatebench.hook.globs import GlobSet
 from gatebench.hook.state import STATE_ENV, Paths, append_event, default_state_dir, load_session, save_session
 
@@ -29,7 +27,8 @@ class HookError(Exception):
 
 
 def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
+    t = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t % 1 * 1000):03d}+00:00"
 
 
 def parse_input(raw: str, errors: list[str]) -> dict:
@@ -72,6 +71,8 @@ def load_resolved(paths: Paths) -> dict:
 
 
 def short_error(e: BaseException) -> str:
+    import traceback
+
     tb = traceback.extract_tb(e.__traceback__)
     where = f" at {os.path.basename(tb[-1].filename)}:{tb[-1].lineno}" if tb else ""
     return f"{type(e).__name__}: {e}{where}"
@@ -79,12 +80,12 @@ def short_error(e: BaseException) -> str:
 
 def run_gate(kind: str, spec: dict, ctx: GateContext) -> Verdict:
     t0 = time.monotonic()
-    fn = GATES.get(kind)
-    if fn is None:
-        return Verdict("error", details={"error": f"unknown gate kind {kind!r}"})
     if ctx.remaining() <= 0:
         return Verdict("error", details={"error": "hook time budget spent before this gate ran"})
     try:
+        fn = get_gate(kind)
+        if fn is None:
+            return Verdict("error", details={"error": f"unknown gate kind {kind!r}"})
         v = fn(spec, ctx)
     except Exception as e:  # a gate bug must not become a silent allow
         v = Verdict("error", details={"error": short_error(e)})

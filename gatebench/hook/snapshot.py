@@ -8,12 +8,11 @@ moment the cache was written are re-hashed: a same-second edit would otherwise g
 
 from __future__ import annotations
 
-import hashlib
 import json
+import marshal
 import os
 import stat
 import time
-from dataclasses import dataclass, field
 
 from gatebench.hook.globs import GlobSet
 
@@ -23,15 +22,19 @@ BLOB_MAX_BYTES = 1 << 20  # files above this are tracked by hash only (no diff t
 Manifest = dict[str, list]  # path -> [sha256, size, mode]
 
 
-@dataclass
 class Walk:
-    manifest: Manifest
-    cache: dict[str, list]  # path -> [mtime_ns, size, ino, sha, mode]
-    hashed: int  # files actually read this time
-    errors: list[str] = field(default_factory=list)
+    __slots__ = ("cache", "errors", "hashed", "manifest")
+
+    def __init__(self, manifest: Manifest, cache: dict, hashed: int, errors: list[str]):
+        self.manifest = manifest
+        self.cache = cache  # path -> (mtime_ns, size, ino, sha, mode)
+        self.hashed = hashed  # files actually read this time
+        self.errors = errors
 
 
 def _hash_file(path: str) -> str:
+    import hashlib  # only paid for when a file is actually read
+
     h = hashlib.sha256()
     with open(path, "rb") as f:
         while chunk := f.read(1 << 20):
@@ -40,65 +43,68 @@ def _hash_file(path: str) -> str:
 
 
 def _hash_link(path: str) -> str:
+    import hashlib
+
     return hashlib.sha256(b"symlink:" + os.fsencode(os.readlink(path))).hexdigest()
 
 
-def walk(root: str, ignore: GlobSet, cache: dict[str, list] | None = None, cache_time_ns: int = 0) -> Walk:
+def walk(root: str, ignore: GlobSet, cache: dict | None = None, cache_time_ns: int = 0) -> Walk:
     """Manifest of every file under root not matched by `ignore`. Symlinks are recorded, never followed."""
     cache = cache or {}
     manifest: Manifest = {}
-    new_cache: dict[str, list] = {}
+    new_cache: dict = {}
     errors: list[str] = []
     hashed = 0
+    trusted_before = cache_time_ns - RACY_NS
+    ignored, prunes = ignore.match, ignore.prunes
+    S_ISDIR, S_ISREG, S_ISLNK = stat.S_ISDIR, stat.S_ISREG, stat.S_ISLNK
     stack = [("", root)]
     while stack:
         rel_dir, abs_dir = stack.pop()
         try:
-            entries = list(os.scandir(abs_dir))
+            it = os.scandir(abs_dir)
         except OSError as e:
             errors.append(f"cannot list {rel_dir or '.'}: {e.strerror}")
             continue
-        for entry in entries:
-            rel = rel_dir + entry.name
-            try:
-                st = entry.stat(follow_symlinks=False)
-            except OSError as e:
-                errors.append(f"cannot stat {rel}: {e.strerror}")
-                continue
-            mode = st.st_mode
-            if stat.S_ISDIR(mode):
-                if not ignore.prunes(rel):
-                    stack.append((rel + "/", entry.path))
-                continue
-            if ignore.match(rel) or not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
-                continue
-            c = cache.get(rel)
-            if (
-                c is not None
-                and c[0] == st.st_mtime_ns
-                and c[1] == st.st_size
-                and c[2] == st.st_ino
-                and c[4] == mode
-                and st.st_mtime_ns < cache_time_ns - RACY_NS
-            ):
-                sha = c[3]
-            else:
+        with it:
+            for entry in it:
+                rel = rel_dir + entry.name
                 try:
-                    sha = _hash_link(entry.path) if stat.S_ISLNK(mode) else _hash_file(entry.path)
+                    st = entry.stat(follow_symlinks=False)
                 except OSError as e:
-                    errors.append(f"cannot read {rel}: {e.strerror}")
+                    errors.append(f"cannot stat {rel}: {e.strerror}")
                     continue
-                hashed += 1
-            manifest[rel] = [sha, st.st_size, mode]
-            new_cache[rel] = [st.st_mtime_ns, st.st_size, st.st_ino, sha, mode]
+                mode = st.st_mode
+                if S_ISDIR(mode):
+                    if not prunes(rel):
+                        stack.append((rel + "/", entry.path))
+                    continue
+                if not (S_ISREG(mode) or S_ISLNK(mode)) or ignored(rel):
+                    continue
+                mtime, size = st.st_mtime_ns, st.st_size
+                c = cache.get(rel)
+                if c is not None and c[0] == mtime and c[1] == size and c[2] == st.st_ino and c[4] == mode \
+                        and mtime < trusted_before:
+                    sha = c[3]
+                else:
+                    try:
+                        sha = _hash_link(entry.path) if S_ISLNK(mode) else _hash_file(entry.path)
+                    except OSError as e:
+                        errors.append(f"cannot read {rel}: {e.strerror}")
+                        continue
+                    hashed += 1
+                manifest[rel] = [sha, size, mode]
+                new_cache[rel] = (mtime, size, st.st_ino, sha, mode)
     return Walk(manifest, new_cache, hashed, errors)
 
 
-@dataclass
 class Diff:
-    created: list[str]
-    changed: list[str]
-    deleted: list[str]
+    __slots__ = ("changed", "created", "deleted")
+
+    def __init__(self, created: list[str], changed: list[str], deleted: list[str]):
+        self.created = created
+        self.changed = changed
+        self.deleted = deleted
 
     @property
     def paths(self) -> list[str]:
@@ -110,9 +116,10 @@ class Diff:
 
 
 def diff(base: Manifest, now: Manifest) -> Diff:
-    created = sorted(p for p in now if p not in base)
-    deleted = sorted(p for p in base if p not in now)
-    changed = sorted(p for p in now if p in base and (now[p][0] != base[p][0] or now[p][2] != base[p][2]))
+    created = sorted(now.keys() - base.keys())
+    deleted = sorted(base.keys() - now.keys())
+    changed = sorted(p for p, (sha, _size, mode) in now.items()
+                     if (b := base.get(p)) is not None and (sha != b[0] or mode != b[2]))
     return Diff(created, changed, deleted)
 
 
@@ -178,18 +185,41 @@ def take_baseline(root: str, ignore: GlobSet, dest_dir: str, must_store: GlobSet
     return {"files": len(w.manifest), "errors": errors, "seconds": round(time.monotonic() - t0, 4)}
 
 
+def read_manifest(path: str) -> Manifest:
+    """A manifest JSON, through a marshal copy beside it: JSON is the format, marshal is 5x faster to load."""
+    fast = path + ".marshal"
+    try:
+        if os.stat(fast).st_mtime_ns >= os.stat(path).st_mtime_ns:
+            with open(fast, "rb") as f:
+                return marshal.load(f)
+    except (OSError, EOFError, ValueError, TypeError):
+        pass
+    data = read_json(path)
+    try:
+        tmp = f"{fast}.tmp{os.getpid()}"
+        with open(tmp, "wb") as f:
+            marshal.dump(data, f)
+        os.replace(tmp, fast)
+    except OSError:
+        pass
+    return data
+
+
 def current(root: str, ignore: GlobSet, cache_path: str) -> Walk:
-    """Walk with the stat cache at cache_path, and save the refreshed cache if anything changed."""
+    """Walk with the stat cache at cache_path (marshal: a private, rebuildable cache), saving it if it changed."""
     cache, cache_time = {}, 0
     try:
-        data = read_json(cache_path)
-        cache, cache_time = data["entries"], data["written_ns"]
-    except (OSError, ValueError, KeyError, TypeError):
+        with open(cache_path, "rb") as f:
+            cache_time, cache = marshal.load(f)
+    except (OSError, EOFError, ValueError, TypeError):
         pass
     w = walk(root, ignore, cache, cache_time)
     if w.hashed or len(w.cache) != len(cache):
         try:
-            write_json_atomic(cache_path, {"written_ns": time.time_ns(), "entries": w.cache})
+            tmp = f"{cache_path}.tmp{os.getpid()}"
+            with open(tmp, "wb") as f:
+                marshal.dump((time.time_ns(), w.cache), f)
+            os.replace(tmp, cache_path)
         except OSError as e:
             w.errors.append(f"cannot write stat cache: {e.strerror}")
     return w

@@ -6,7 +6,7 @@ Layout of a state dir (SPEC.md, "State dir"):
   sessions/<sid>.json         per-session counters (attempts, blocks, prompt_id, gates' memory)
   sessions/<sid>.manifest.json  baseline taken at SessionStart (installed mode)
   blobs/<sha256>              content-addressed file contents of every baseline
-  statcache.json              stat cache of the last walk
+  statcache.marshal           stat cache of the last walk (private; deleted = rebuilt)
   events.jsonl                one line per hook call
 """
 
@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 
 from gatebench.hook.snapshot import read_json, write_json_atomic
 
@@ -40,7 +39,7 @@ class Paths:
         self.config = os.path.join(state_dir, "config.json")
         self.baseline = os.path.join(state_dir, "baseline", "manifest.json")
         self.blobs = os.path.join(state_dir, "blobs")
-        self.statcache = os.path.join(state_dir, "statcache.json")
+        self.statcache = os.path.join(state_dir, "statcache.marshal")
         self.events = os.path.join(state_dir, "events.jsonl")
         self.sessions = os.path.join(state_dir, "sessions")
 
@@ -65,6 +64,8 @@ def save_session(path: str, data: dict) -> None:
 
 
 def fallback_log() -> str:
+    import tempfile
+
     return os.environ.get(FALLBACK_ENV) or os.path.join(tempfile.gettempdir(), "gatebench", "events-fallback.jsonl")
 
 

@@ -8,41 +8,63 @@ which the decision rule turns into allow or block on purpose (`on_error`).
 
 from __future__ import annotations
 
+import importlib
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Literal, Protocol
 
-from gatebench.hook.snapshot import Diff, Manifest
+TYPE_CHECKING = False  # importing typing costs ~10 ms at every stop; only type checkers need it
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Protocol
 
-VerdictKind = Literal["pass", "block", "error", "skipped"]
+    from gatebench.hook.snapshot import Diff
+
+    class Gate(Protocol):
+        """A gate is a module with `run(spec, ctx) -> Verdict`; `spec` is its entry in the config."""
+
+        def __call__(self, spec: dict, ctx: GateContext) -> Verdict: ...
 
 
-@dataclass
+VERDICTS = ("pass", "block", "error", "skipped")
+
+
 class Verdict:
-    verdict: VerdictKind
-    feedback: str = ""  # what the agent reads if this gate blocks
-    details: dict = field(default_factory=dict)  # for the event log only
-    seconds: float = 0.0
-    cost_usd: float = 0.0
+    """A gate's answer. `feedback` is what the agent reads if it blocks; `details` go to the log only."""
+
+    __slots__ = ("cost_usd", "details", "feedback", "seconds", "verdict")
+
+    def __init__(self, verdict: str, feedback: str = "", details: dict | None = None, seconds: float = 0.0,
+                 cost_usd: float = 0.0):
+        assert verdict in VERDICTS, verdict
+        self.verdict = verdict
+        self.feedback = feedback
+        self.details = details if details is not None else {}
+        self.seconds = seconds
+        self.cost_usd = cost_usd
+
+    def __repr__(self) -> str:
+        return f"Verdict({self.verdict!r}, {self.feedback[:40]!r})"
 
 
-@dataclass
 class GateContext:
-    repo: str
-    state_dir: str
-    blob_dir: str
-    baseline: Manifest
-    now: Manifest
-    diff: Diff
-    protected_touched: list[str]
-    stray: list[str]
-    resolved: dict  # the resolved config JSON (see ResolvedConfig)
-    session: dict  # this session's mutable state (attempts, blocks, gates' own memory)
-    attempt: int
-    last_message: str
-    deadline: float  # time.monotonic() by which the whole hook must be done
-    oracle: dict | None = None  # this stop's hidden-oracle result, bench mode only
+    """What every gate may read: the repo, the diff against the baseline, the task, the time left."""
+
+    def __init__(self, *, repo: str, state_dir: str, blob_dir: str, baseline: dict, now: dict, diff: Diff,
+                 protected_touched: list[str], stray: list[str], resolved: dict, session: dict, attempt: int,
+                 last_message: str, deadline: float, oracle: dict | None = None):
+        self.repo = repo
+        self.state_dir = state_dir
+        self.blob_dir = blob_dir
+        self.baseline = baseline
+        self.now = now
+        self.diff = diff
+        self.protected_touched = protected_touched
+        self.stray = stray
+        self.resolved = resolved  # the resolved config JSON (ResolvedConfig)
+        self.session = session  # this session prompt's mutable state; gates may keep memory in it
+        self.attempt = attempt
+        self.last_message = last_message
+        self.deadline = deadline  # time.monotonic() by which the whole hook must be done
+        self.oracle = oracle  # this stop's hidden-oracle result, bench mode only
 
     def remaining(self) -> float:
         return self.deadline - time.monotonic()
@@ -56,19 +78,17 @@ class GateContext:
         return self.resolved.get("task")
 
 
-class Gate(Protocol):
-    def __call__(self, spec: dict, ctx: GateContext) -> Verdict: ...
+# kind -> module with `run(spec, ctx) -> Verdict`. Imported only when a config uses the gate, so a
+# stop with a cheap config never pays for subprocess, tempfile or a reviewer backend.
+GATES: dict[str, str] = {
+    "diff": "gatebench.hook.gates.diff",
+    "tests": "gatebench.hook.gates.tests",
+    "self_check": "gatebench.hook.gates.self_check",
+    "oracle": "gatebench.hook.gates.oracle",
+    "review": "gatebench.hook.gates.review",
+}
 
 
-def _registry() -> dict[str, Callable[[dict, GateContext], Verdict]]:
-    from gatebench.hook.gates import diff, oracle, self_check, tests
-
-    return {
-        "diff": diff.run,
-        "tests": tests.run,
-        "self_check": self_check.run,
-        "oracle": oracle.run,
-    }
-
-
-GATES = _registry()
+def get_gate(kind: str) -> Callable[[dict, GateContext], Verdict] | None:
+    mod = GATES.get(kind)
+    return importlib.import_module(mod).run if mod else None

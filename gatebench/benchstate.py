@@ -1,0 +1,45 @@
+"""Give a work copy of a task its bench-mode hook state: resolved config and baseline snapshot.
+
+Shared by `gatebench prep` and `gatebench selftest`, so the self-test judges end states through
+exactly the state, gates and hook the bench runs.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from gatebench.configs import resolve, write_resolved
+from gatebench.hook.globs import GlobSet
+from gatebench.hook.snapshot import take_baseline
+from gatebench.hook.state import Paths
+from gatebench.models.config import GateConfig, OracleBinding, ResolvedConfig, TaskBinding
+from gatebench.tasks import TaskFiles
+
+
+def bench_resolved(cfg: GateConfig, tf: TaskFiles, repo: Path, state: Path, python: str | None = None) -> ResolvedConfig:
+    t = tf.task
+    return resolve(
+        cfg,
+        mode="bench",
+        repo=repo,
+        state_dir=state,
+        task=TaskBinding(id=t.id, prompt=t.prompt, test_command=t.visible.command, test_timeout_s=t.visible.timeout_s),
+        oracle=OracleBinding(hidden_dir=str(tf.hidden.resolve()), command=t.oracle.command, dest=t.oracle.dest,
+                             timeout_s=t.oracle.timeout_s),
+        task_protected=t.protected,
+        task_ignore=t.ignore,
+        python=python or sys.executable,
+    )
+
+
+def write_bench_state(cfg: GateConfig, tf: TaskFiles, repo: Path, state: Path) -> ResolvedConfig:
+    """Write state/config.json and take the baseline of repo as it is now."""
+    resolved = bench_resolved(cfg, tf, repo, state)
+    paths = Paths(str(state))
+    write_resolved(resolved, Path(paths.config))
+    summary = take_baseline(str(repo), GlobSet(resolved.ignore), str(Path(paths.baseline).parent),
+                            GlobSet(resolved.protected), paths.blobs)
+    if summary["errors"]:
+        raise OSError(f"baseline of {repo} incomplete: {summary['errors'][:3]}")
+    return resolved

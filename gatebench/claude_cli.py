@@ -1,0 +1,205 @@
+"""Find the pinned Claude Code CLI, build a clean environment for it, run `claude -p`.
+
+Standard library only (reviewer gates run `claude -p` from inside the Stop hook).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_CLAUDE = REPO_ROOT / ".tools" / "claude-code" / "node_modules" / ".bin" / "claude"
+ENV_OVERRIDE = "GATEBENCH_CLAUDE"
+FALLBACK_PATH = "/usr/local/bin:/usr/bin:/bin"
+KILL_GRACE_S = 2.0
+
+
+class ClaudeNotFoundError(RuntimeError):
+    """The CLI is not where it should be; the message names the path and the fix."""
+
+
+def find_claude(env: Mapping[str, str] | None = None) -> Path:
+    """`$GATEBENCH_CLAUDE` if set, else the copy `scripts/setup` installs under `.tools/`."""
+    env = os.environ if env is None else env
+    override = env.get(ENV_OVERRIDE)
+    path = Path(override) if override else DEFAULT_CLAUDE
+    origin = f"${ENV_OVERRIDE}" if override else "the default location"
+    if not path.exists():
+        raise ClaudeNotFoundError(f"Claude Code CLI not found at {path} ({origin}); run scripts/setup")
+    if not os.access(path, os.X_OK):
+        raise ClaudeNotFoundError(
+            f"Claude Code CLI at {path} ({origin}) is not executable; run scripts/setup"
+        )
+    return path
+
+
+def parse_version(text: str) -> str:
+    """'2.1.332 (Claude Code)' -> '2.1.332'."""
+    words = text.strip().split()
+    if not words:
+        raise ValueError("empty output from `claude --version`")
+    return words[0]
+
+
+def cli_version(path: Path) -> str:
+    done = subprocess.run(
+        [str(path), "--version"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"},
+    )
+    if done.returncode != 0:
+        raise ClaudeNotFoundError(f"{path} --version failed (exit {done.returncode}): {done.stderr.strip()}")
+    return parse_version(done.stdout)
+
+
+def claude_env(base_url: str | None, home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """A clean environment: nothing from the caller's but PATH (and TMPDIR), plus `extra`.
+
+    With `base_url` (the fake API) the key is a dummy and retries are cut to one, so a dead
+    server fails in about a second instead of minutes. With `base_url=None` (the real API)
+    neither is set: the caller passes the real credentials in `extra`.
+    """
+    env = {
+        "PATH": os.environ.get("PATH") or FALLBACK_PATH,
+        "HOME": str(home),
+        "TERM": "dumb",
+        "LANG": "C.UTF-8",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "IS_SANDBOX": "1",  # lets bypassPermissions run as root (containers, CI)
+    }
+    if os.environ.get("TMPDIR"):
+        env["TMPDIR"] = os.environ["TMPDIR"]
+    if base_url is not None:
+        env.update(
+            {"ANTHROPIC_BASE_URL": base_url, "ANTHROPIC_API_KEY": "dummy", "CLAUDE_CODE_MAX_RETRIES": "1"}
+        )
+    env.update(extra or {})
+    return env
+
+
+def claude_argv(claude: Path, prompt: str, extra_args: Sequence[str] = ()) -> list[str]:
+    return [
+        str(claude),
+        "-p",
+        prompt,
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--permission-mode",
+        "bypassPermissions",
+        *extra_args,
+    ]
+
+
+def parse_stream(lines: Sequence[str]) -> tuple[list[dict[str, Any]], dict[str, Any] | None, list[str]]:
+    """stream-json stdout -> (events, the last `result` event or None, lines that were not JSON)."""
+    events: list[dict[str, Any]] = []
+    bad: list[str] = []
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError:
+            bad.append(line)
+            continue
+        if isinstance(obj, dict):
+            events.append(obj)
+        else:
+            bad.append(line)
+    result = next((e for e in reversed(events) if e.get("type") == "result"), None)
+    return events, result, bad
+
+
+@dataclass(frozen=True)
+class CompletedRun:
+    argv: list[str]
+    rc: int | None  # None only if the process could not be reaped
+    stdout_lines: list[str]
+    stderr: str
+    events: list[dict[str, Any]]
+    result: dict[str, Any] | None
+    wall_s: float
+    timed_out: bool
+    bad_lines: list[str] = field(default_factory=list)
+
+
+def _kill_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run_claude(
+    prompt: str,
+    cwd: Path,
+    env: Mapping[str, str],
+    extra_args: Sequence[str] = (),
+    timeout_s: float = 600.0,
+    claude: Path | None = None,
+) -> CompletedRun:
+    """Run `claude -p PROMPT` (stream-json, bypassPermissions) in `cwd` with exactly `env`.
+
+    The CLI gets its own process group; on timeout the whole group (hooks, Bash children)
+    gets SIGTERM, then SIGKILL. Leftovers of a finished run are killed too, so nothing the
+    agent started outlives its run.
+    """
+    argv = claude_argv(claude or find_claude(), prompt, extra_args)
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        argv,
+        cwd=str(cwd),
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    timed_out = False
+    try:
+        out, err = proc.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        # A process that escaped into the background may hold stdout open after the CLI exited.
+        timed_out = proc.poll() is None
+        _kill_group(proc.pid, signal.SIGTERM)
+        try:
+            out, err = proc.communicate(timeout=KILL_GRACE_S)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc.pid, signal.SIGKILL)
+            try:
+                out, err = proc.communicate(timeout=KILL_GRACE_S)
+            except subprocess.TimeoutExpired:
+                out, err = b"", b""
+    finally:
+        _kill_group(proc.pid, signal.SIGKILL)
+        if proc.poll() is None:
+            try:
+                proc.wait(timeout=KILL_GRACE_S)
+            except subprocess.TimeoutExpired:
+                pass
+    wall = time.monotonic() - started
+    lines = out.decode("utf-8", "replace").splitlines()
+    events, result, bad = parse_stream(lines)
+    return CompletedRun(
+        argv=argv,
+        rc=proc.returncode,
+        stdout_lines=lines,
+        stderr=err.decode("utf-8", "replace"),
+        events=events,
+        result=result,
+        wall_s=round(wall, 3),
+        timed_out=timed_out,
+        bad_lines=bad,
+    )

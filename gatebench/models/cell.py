@@ -1,0 +1,23 @@
+"""`cell.json`: what `gatebench prep` made, so run / finalize / review need nothing else."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class CellMeta(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    v: int = 1
+    task: str
+    config: str
+    rep: int = 0
+    run_id: str | None = None
+    seed: int = 0
+    created_at: str
+    task_hash: str = Field(description="content hash of tasks/<ID> (task.yaml + repo)")
+    config_hash: str
+    hidden_dir: str
+    reference_dir: str
+    inject_dir: str
+    baseline_commit: str | None = None

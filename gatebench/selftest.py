@@ -1,0 +1,210 @@
+"""`gatebench selftest`: free proof that the suite measures what it claims.
+
+Every end state (base, reference, each injection) is judged by running the real Stop hook
+(`python -m gatebench.hook stop`, a cold process, as Claude Code runs it) on a bench-mode work copy
+whose config runs the `diff`, `tests` and `oracle` gates without short-circuit. The self-test reads
+the verdicts from the hook's own event line: it has no grader of its own to drift from the bench's.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gatebench.benchstate import write_bench_state
+from gatebench.cli import UsageError
+from gatebench.models.config import Budget, DiffGate, GateConfig, OracleGate, TestsGate
+from gatebench.oracle import run_oracle
+from gatebench.tasks import TaskFiles, apply_state, copy_tree
+
+JUDGED_GATES = ("diff", "tests", "oracle")
+SELFTEST_CONFIG = GateConfig(
+    name="selftest",
+    description="the gates selftest judges end states with",
+    gates=[DiffGate(kind="diff"), TestsGate(kind="tests"), OracleGate(kind="oracle")],
+    short_circuit=False,
+    budget=Budget(blocks=7, hook_seconds=900),
+)
+MIN_INJECTIONS = 3
+
+
+@dataclass
+class Failure:
+    task: str
+    file: str
+    check: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.task}: {self.file}: {self.check}: {self.message}"
+
+
+@dataclass
+class Judged:
+    state: str
+    verdicts: dict[str, str]  # gate -> pass | block | error
+    oracle: dict  # the hook's oracle summary for this stop
+    tests: list[str]  # hidden test ids seen
+    errors: list[str] = field(default_factory=list)
+    second: dict | None = None  # a second oracle run on the same tree (flake check)
+
+    def flaky(self) -> list[str]:
+        if self.second is None:
+            return []
+        first = set(self.oracle.get("failing", []))
+        again = set(self.second.get("failing", []))
+        diff = sorted(first ^ again)
+        if not diff and self.oracle.get("passed") != self.second.get("passed"):
+            diff = [f"passed {self.oracle.get('passed')} then {self.second.get('passed')}"]
+        return diff
+
+
+def base_id(test_id: str) -> str:
+    return test_id.split("[", 1)[0]
+
+
+def judge(tf: TaskFiles, state: str, flake_check: bool) -> Judged:
+    with tempfile.TemporaryDirectory(prefix=f"gatebench-selftest-{tf.id}-") as tmp:
+        repo, st = Path(tmp) / "repo", Path(tmp) / "state"
+        copy_tree(tf.repo, repo)
+        write_bench_state(SELFTEST_CONFIG, tf, repo, st)
+        apply_state(tf, state, repo)
+        stdin = json.dumps({"session_id": f"selftest-{state}", "cwd": str(repo), "prompt_id": "selftest",
+                            "hook_event_name": "Stop", "stop_hook_active": False,
+                            "last_assistant_message": "done"})
+        r = subprocess.run([sys.executable, "-m", "gatebench.hook", "stop", "--state", str(st)], input=stdin,
+                           capture_output=True, text=True, timeout=1200)
+        lines = (st / "events.jsonl").read_text().splitlines() if (st / "events.jsonl").exists() else []
+        if r.returncode != 0 or not lines:
+            return Judged(state, {}, {}, [], [f"hook exited {r.returncode} with no event: {r.stderr[-500:]}"])
+        ev = json.loads(lines[-1])
+        verdicts = {g["name"]: g["verdict"] for g in ev.get("gates", [])}
+        errs = list(ev.get("errors", [])) + [
+            f"gate {g['name']} errored: {g['details'].get('error')}" for g in ev.get("gates", [])
+            if g["verdict"] == "error"
+        ]
+        oracle = ev.get("oracle") or {}
+        if not oracle:
+            errs.append("the hook logged no oracle result")
+        # The same oracle once more on the same tree: the flake check, and the list of hidden test ids.
+        o = tf.task.oracle
+        second = run_oracle(str(repo), str(tf.hidden), o.command, o.dest, o.timeout_s)
+        j = Judged(state, verdicts, oracle, sorted(second["tests"]), errs, second if flake_check else None)
+        if second.get("error") and not oracle.get("error"):
+            j.errors.append(f"oracle error on re-run: {second['error']}")
+        return j
+
+
+def static_checks(tf: TaskFiles, hidden_ids: list[str]) -> list[Failure]:
+    """What can be checked without running: injections count, trace coverage, no quoting of hidden tests."""
+    out: list[Failure] = []
+    ty = f"tasks/{tf.id}/task.yaml"
+    prompt = tf.task.prompt
+    tests = sorted({base_id(t) for t in hidden_ids})
+    for t in tests:
+        if t not in tf.task.trace:
+            out.append(Failure(tf.id, ty, "trace", f"hidden test {t} has no trace entry: the prompt may not state it"))
+    for t, phrase in tf.task.trace.items():
+        if t not in tests:
+            out.append(Failure(tf.id, ty, "trace", f"trace names {t}, which is not a hidden test"))
+        if _norm(phrase) not in _norm(prompt):
+            out.append(Failure(tf.id, ty, "trace", f"trace phrase for {t} is not in the prompt: {phrase!r}"))
+    for f in sorted(tf.hidden.glob("**/*.py")):
+        src = f.read_text(encoding="utf-8")
+        for name in _functions(src):
+            if name.startswith("test_") and name in prompt:
+                out.append(Failure(tf.id, ty, "no-quote", f"the prompt names hidden test {name}"))
+        for line in src.splitlines():
+            s = line.strip()
+            if len(s) >= 40 and s in prompt:
+                out.append(Failure(tf.id, ty, "no-quote", f"the prompt quotes {f.name}: {s[:60]!r}"))
+    n = len(tf.injections())
+    if n < MIN_INJECTIONS:
+        out.append(Failure(tf.id, f"inject/{tf.id}/", "injections", f"{n} injections, at least {MIN_INJECTIONS} needed"))
+    return out
+
+
+def _norm(s: str) -> str:
+    return re.sub(r"\s+", " ", s).strip().lower()
+
+
+def _functions(src: str) -> list[str]:
+    try:
+        return [n.name for n in ast.walk(ast.parse(src)) if isinstance(n, ast.FunctionDef)]
+    except SyntaxError:
+        return []
+
+
+def check_task(tf: TaskFiles, jobs: int = 2) -> tuple[list[Judged], list[Failure]]:
+    fails: list[Failure] = []
+    try:
+        injections = tf.injections()
+    except UsageError as e:
+        return [], [Failure(tf.id, f"inject/{tf.id}/", "validate", str(e))]
+    if not tf.hidden.is_dir():
+        return [], [Failure(tf.id, f"hidden/{tf.id}/", "exists", "no hidden tests")]
+    states = ["base", "reference", *(f"inject:{n}" for n in injections)]
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        judged = list(pool.map(lambda s: judge(tf, s, True), states))
+    by = {j.state: j for j in judged}
+    ref, base = by["reference"], by["base"]
+    for j in judged:
+        where = _file_of(tf, j.state)
+        for e in j.errors:
+            fails.append(Failure(tf.id, where, "runs", e))
+        if j.flaky():
+            fails.append(Failure(tf.id, f"hidden/{tf.id}/", "flake",
+                                 f"the oracle gave different outcomes twice on {j.state}: {j.flaky()[:5]}"))
+    if base.oracle.get("solved"):
+        fails.append(Failure(tf.id, f"tasks/{tf.id}/repo/", "base-fails", "the base repo passes the hidden oracle"))
+    if not ref.oracle.get("solved"):
+        fails.append(Failure(tf.id, f"reference/{tf.id}/", "reference-solves",
+                             f"the reference fails hidden tests: {ref.oracle.get('failing')} {ref.oracle.get('error') or ''}"))
+    for g in ("diff", "tests"):
+        if ref.verdicts.get(g) != "pass":
+            fails.append(Failure(tf.id, f"reference/{tf.id}/", "reference-allowed",
+                                 f"gate {g} does not allow the reference ({ref.verdicts.get(g)})"))
+    for name, inj in injections.items():
+        j = by[f"inject:{name}"]
+        where = f"inject/{tf.id}/{name}/inject.yaml"
+        failing = set(j.oracle.get("failing", []))
+        if j.oracle.get("solved"):
+            fails.append(Failure(tf.id, where, "fails-oracle", "the injection passes the hidden oracle"))
+        elif failing != set(inj.fails):
+            fails.append(Failure(tf.id, where, "fails-as-declared",
+                                 f"declared {sorted(inj.fails)}, oracle failed {sorted(failing)}"))
+        for g in JUDGED_GATES:
+            want = "block" if (g in inj.blocked_by or g == "oracle") else "pass"
+            got = j.verdicts.get(g)
+            if got != want:
+                fails.append(Failure(tf.id, where, f"gate-{g}", f"declared {want}, the {g} gate said {got}"))
+    fails += static_checks(tf, ref.tests)
+    return judged, fails
+
+
+def _file_of(tf: TaskFiles, state: str) -> str:
+    if state == "base":
+        return f"tasks/{tf.id}/repo/"
+    if state == "reference":
+        return f"reference/{tf.id}/"
+    return f"inject/{tf.id}/{state.split(':', 1)[1]}/"
+
+
+MARK = {"pass": ".", "block": "B", "error": "E", None: "?"}
+
+
+def table(rows: list[tuple[str, str, str, dict[str, str], str]]) -> str:
+    """task x end state x gate: B = blocks, . = allows, E = error."""
+    head = f"{'task':5} {'end state':34} {'kind':10} " + " ".join(f"{g:>6}" for g in JUDGED_GATES) + "  check"
+    lines = [head, "-" * len(head)]
+    for task, state, kind, verdicts, ok in rows:
+        cells = " ".join(f"{MARK.get(verdicts.get(g), '?'):>6}" for g in JUDGED_GATES)
+        lines.append(f"{task:5} {state[:34]:34} {kind:10} {cells}  {ok}")
+    return "\n".join(lines)

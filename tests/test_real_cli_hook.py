@@ -1,0 +1,121 @@
+"""The hook under the real Claude Code CLI, talking to the fake Messages API (no imitation of the CLI)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_harness import describe_run, fake_api, run_cli
+from conftest import FIXED, ROOT, gatebench_cli
+
+from gatebench.sim.brain import brain_from_data, stop_feedback
+
+WRONG = "def add(a, b):\n    return a * b\n"
+
+
+def write(rel: str, content: str) -> dict:
+    return {"content": [{"type": "tool_use", "name": "Write", "input": {"file_path": "{cwd}/" + rel, "content": content}}]}
+
+
+def read(rel: str) -> dict:
+    return {"content": [{"type": "tool_use", "name": "Read", "input": {"file_path": "{cwd}/" + rel}}]}
+
+
+def say(text: str) -> dict:
+    return {"content": [{"type": "text", "text": text}]}
+
+
+def bash(cmd: str) -> dict:
+    return {"content": [{"type": "tool_use", "name": "Bash", "input": {"command": cmd, "description": "run"}}]}
+
+
+def wrong_then_right() -> dict:
+    return {
+        "steps": [
+            {"on": "start", "turns": [read("calc.py"), write("calc.py", WRONG), say("I fixed add. Done.")]},
+            {"on": "stop_feedback", "contains": "test_calc.py::test_add",
+             "turns": [write("calc.py", FIXED), say("Fixed for real now.")]},
+        ]
+    }
+
+
+def events(state: Path) -> list[dict]:
+    return [json.loads(x) for x in (state / "events.jsonl").read_text().splitlines()]
+
+
+def stops(state: Path) -> list[dict]:
+    return [e for e in events(state) if e["hook"] == "stop"]
+
+
+def feedbacks(api) -> list[str]:
+    return [f for f in (stop_feedback(r["body"]) for r in api.message_requests()) if f is not None]
+
+
+def check_block_then_allow(run, api, state, repo):
+    assert run.result and run.result["subtype"] == "success", describe_run(run, api)
+    fb = feedbacks(api)
+    assert fb and "test_calc.py::test_add" in fb[0] and "assert 6 == 5" in fb[0], describe_run(run, api)
+    s = stops(state)
+    assert [e["decision"] for e in s] == ["block", "allow"]
+    assert s[0]["reason"].strip() in fb[0]  # what the agent read is exactly what the hook logged
+    assert (repo / "calc.py").read_text() == FIXED
+
+
+def test_install_block_then_allow_through_real_cli(calc_repo, claude_bin):
+    gatebench_cli("install", str(calc_repo), "--config", "tests")
+    state = calc_repo / ".claude" / "gatebench"
+    with fake_api(brain_from_data(wrong_then_right())) as (url, api):
+        run = run_cli("Fix calc.add so the tests pass.", calc_repo, url)
+    check_block_then_allow(run, api, state, calc_repo)
+    starts = [e for e in events(state) if e["hook"] == "session_start"]
+    assert len(starts) == 1 and starts[0]["baseline"]["files"] >= 3  # SessionStart took this session's baseline
+    assert (state / "sessions" / f"{stops(state)[0]['session_id']}.manifest.json").exists()
+
+
+def test_plugin_dir_block_then_allow(calc_repo, claude_bin):
+    gatebench_cli("install", str(calc_repo), "--config", "tests", "--no-settings")
+    assert not (calc_repo / ".claude" / "settings.json").exists()
+    state = calc_repo / ".claude" / "gatebench"
+    with fake_api(brain_from_data(wrong_then_right())) as (url, api):
+        run = run_cli("Fix calc.add so the tests pass.", calc_repo, url, extra_args=["--plugin-dir", str(ROOT)])
+    check_block_then_allow(run, api, state, calc_repo)
+
+
+@pytest.mark.parametrize("tool_between", [False, True])
+def test_give_up_after_budget(calc_repo, claude_bin, tool_between):
+    """Claude Code's own cap does not hold when a tool call comes between blocks; our budget must end it."""
+    gatebench_cli("install", str(calc_repo), "--config", "tests")
+    state = calc_repo / ".claude" / "gatebench"
+    again = [bash("echo trying again"), say("Done again.")] if tool_between else [say("Done again.")]
+    script = {"steps": [
+        {"on": "start", "turns": [read("calc.py"), write("calc.py", WRONG), say("Done.")]},
+        {"on": "stop_feedback", "times": 50, "turns": again},
+    ]}
+    with fake_api(brain_from_data(script)) as (url, api):
+        run = run_cli("Fix calc.add.", calc_repo, url, timeout_s=90)
+    assert not run.timed_out and run.result and run.result["subtype"] == "success", describe_run(run, api)
+    assert [e["decision"] for e in stops(state)] == ["block", "block", "block", "give_up"]
+    notices = [e for e in run.events if e.get("type") == "system" and "budget of 3 spent" in json.dumps(e)]
+    assert notices, "give_up must warn the user through systemMessage"
+    assert len(feedbacks(api)) == 3
+
+
+def test_edited_visible_test_is_still_blocked(calc_repo, claude_bin, tmp_path):
+    cfg = tmp_path / "strict.yaml"
+    cfg.write_text("name: strict\nshort_circuit: false\ngates:\n  - kind: diff\n  - kind: tests\n")
+    gatebench_cli("install", str(calc_repo), "--config", str(cfg))
+    state = calc_repo / ".claude" / "gatebench"
+    weakened = "def test_add():\n    assert True\n"
+    script = {"steps": [
+        {"on": "start", "turns": [read("tests/test_calc.py"), write("tests/test_calc.py", weakened),
+                                  say("Tests pass now.")]},
+        {"on": "stop_feedback", "turns": [say("I see.")]},
+    ]}
+    with fake_api(brain_from_data(script)) as (url, api):
+        run = run_cli("Make the tests pass.", calc_repo, url)
+    first = stops(state)[0]
+    assert first["diff"]["protected_touched"] == ["tests/test_calc.py"]
+    verdicts = {g["name"]: g["verdict"] for g in first["gates"]}
+    assert verdicts == {"diff": "block", "tests": "block"}, describe_run(run, api)
+    assert "assert -1 == 5" in feedbacks(api)[0]  # the pristine test ran against the unfixed code

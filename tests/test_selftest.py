@@ -1,0 +1,113 @@
+"""selftest passes on a sound task, and fails, naming task, file and check, on a task broken on purpose."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gatebench.paths import project_root
+
+ROOT = project_root()
+TASK = "T1"
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Path:
+    """A private copy of one task of the bundled suite (plus configs), to break on purpose."""
+    home = tmp_path / "suite"
+    for top in ("tasks", "hidden", "reference", "inject"):
+        shutil.copytree(ROOT / top / TASK, home / top / TASK)
+    shutil.copytree(ROOT / "configs", home / "configs")
+    return home
+
+
+def selftest(home: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, GATEBENCH_HOME=str(home))
+    return subprocess.run([sys.executable, "-m", "gatebench", "selftest", "--tasks", TASK, *args],
+                          capture_output=True, text=True, env=env, timeout=600)
+
+
+def edit_yaml(path: Path, fn) -> None:
+    data = yaml.safe_load(path.read_text())
+    fn(data)
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+
+
+def test_sound_task_passes_and_prints_table(suite):
+    r = selftest(suite)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "selftest passed" in r.stdout
+    assert "T1    reference" in r.stdout and "tamper" in r.stdout
+
+
+def test_reference_with_a_bug_fails(suite):
+    ref = next((suite / "reference" / TASK).rglob("paginator.py"))
+    base = next((suite / "tasks" / TASK / "repo").rglob("paginator.py"))
+    shutil.copy(base, ref)  # the reference now leaves the base's bug in place
+    r = selftest(suite)
+    assert r.returncode == 1
+    assert f"T1: reference/{TASK}/: reference-solves: the reference fails hidden tests" in r.stdout
+
+
+def test_injection_that_passes_the_oracle_fails(suite):
+    inj = suite / "inject" / TASK / "plausible_indexes_untouched"
+    shutil.rmtree(inj / "files")
+    shutil.copytree(suite / "reference" / TASK, inj / "files")
+    r = selftest(suite)
+    assert r.returncode == 1
+    assert "inject/T1/plausible_indexes_untouched/inject.yaml: fails-oracle" in r.stdout
+
+
+def test_flaky_hidden_test_fails(suite, tmp_path):
+    counter = tmp_path / "flip"
+    (suite / "hidden" / TASK / "test_flaky.py").write_text(
+        "from pathlib import Path\n\n\ndef test_flips():\n"
+        f"    p = Path({str(counter)!r})\n"
+        "    n = int(p.read_text()) if p.exists() else 0\n"
+        "    p.write_text(str(n + 1))\n"
+        "    assert n % 2 == 0\n"
+    )
+    r = selftest(suite)
+    assert r.returncode == 1
+    assert "hidden/T1/: flake: the oracle gave different outcomes twice" in r.stdout
+    assert "test_flaky.py::test_flips" in r.stdout
+
+
+def test_prompt_that_omits_a_hidden_check_fails(suite):
+    task_yaml = suite / "tasks" / TASK / "task.yaml"
+    data = yaml.safe_load(task_yaml.read_text())
+    tid, phrase = next(iter(data["trace"].items()))
+    data["prompt"] = data["prompt"].replace(phrase, "")
+    task_yaml.write_text(yaml.safe_dump(data, sort_keys=False))
+    r = selftest(suite)
+    assert r.returncode == 1
+    assert f"tasks/T1/task.yaml: trace: trace phrase for {tid} is not in the prompt" in r.stdout
+
+    def drop(d):
+        del d["trace"][tid]
+    edit_yaml(task_yaml, drop)
+    r = selftest(suite)
+    assert f"trace: hidden test {tid} has no trace entry" in r.stdout
+
+
+@pytest.mark.parametrize(
+    "mutate, field",
+    [
+        (lambda d: d.pop("visible"), "visible: Field required"),
+        (lambda d: d.update(oracle={"command": 3}), "oracle.command: Input should be a valid string"),
+        (lambda d: d.update(owner="me"), "owner: unknown key"),
+        (lambda d: d.update(protected=["tests/[oops"]), "protected: Value error, bad glob 'tests/[oops'"),
+    ],
+)
+def test_bad_task_yaml_names_file_and_field(suite, mutate, field):
+    path = suite / "tasks" / TASK / "task.yaml"
+    edit_yaml(path, mutate)
+    r = selftest(suite)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert str(path) in r.stderr and field in r.stderr
