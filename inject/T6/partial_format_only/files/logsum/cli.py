@@ -1,0 +1,51 @@
+"""Command line: `logsum access.log [more.log ...] [--top N]`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+
+from logsum.render import render_json, render_text
+from logsum.summary import Summary
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="logsum", description="Summarise web server access logs (Common Log Format).")
+    p.add_argument("files", nargs="+", metavar="FILE", help="access log files; - reads standard input")
+    p.add_argument("--top", type=positive_int, default=10, help="how many paths to list (default 10)")
+    p.add_argument("--format", choices=["text", "json"], default="text", help="output format (default text)")
+    return p
+
+
+def read_lines(name: str) -> Iterator[str]:
+    if name == "-":
+        yield from sys.stdin
+        return
+    with open(name, encoding="utf-8", errors="replace") as f:
+        yield from f
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    summary = Summary()
+    for name in args.files:
+        try:
+            for line in read_lines(name):
+                summary.add_line(line)
+        except OSError as e:
+            print(f"logsum: {name}: {e.strerror or e}", file=sys.stderr)
+            return 1
+    render = render_json if args.format == "json" else render_text
+    sys.stdout.write(render(summary, args.top))
+    return 0

@@ -1,0 +1,5 @@
+import sys
+
+from logsum.cli import main
+
+sys.exit(main())

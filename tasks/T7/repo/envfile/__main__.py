@@ -1,0 +1,5 @@
+import sys
+
+from envfile.cli import main
+
+sys.exit(main())

@@ -1,0 +1,5 @@
+import sys
+
+from ledgerexport.cli import main
+
+sys.exit(main())
