@@ -11,6 +11,7 @@ from gatebench.cli import UsageError
 from gatebench.hook.defaults import DEFAULT_IGNORE, HOOK_SETTINGS_GLOBS
 from gatebench.loading import load_model
 from gatebench.models.config import GateConfig, OracleBinding, ResolvedConfig, TaskBinding
+from gatebench.models.reviewer import ReviewerDef
 from gatebench.paths import configs_dir
 
 
@@ -56,18 +57,32 @@ def resolve(
     protected = list(task_protected) if task_protected is not None else list(cfg.protected)
     protected += [g for g in HOOK_SETTINGS_GLOBS if g not in protected]
     ignore = [*DEFAULT_IGNORE, *cfg.ignore, *(task_ignore or [])]
+    reviewers = resolve_reviewers(cfg)
+    cfg_data = cfg.model_dump(mode="json")
+    # A reviewer's prompt is part of what a config is: editing it must change the hash.
+    hashed = {"config": cfg_data, "reviewers": {n: d.model_dump(mode="json", exclude={"source"})
+                                                for n, d in reviewers.items()}} if reviewers else cfg_data
     return ResolvedConfig(
         mode=mode,
         repo=str(repo.resolve()),
         state_dir=str(state_dir.resolve()),
         python=python or sys.executable,
         config=cfg,
-        config_hash=content_hash(cfg.model_dump(mode="json")),
+        config_hash=content_hash(hashed),
         task=task,
         oracle=oracle,
         protected=protected,
         ignore=ignore,
+        reviewers=reviewers,
     )
+
+
+def resolve_reviewers(cfg: GateConfig) -> dict[str, ReviewerDef]:
+    """Every reviewer the config's review gates name, read from configs/reviewers/ (or a .md path)."""
+    from gatebench.review.defs import load_reviewers
+
+    names = [n for g in cfg.gates if g.kind == "review" for n in g.reviewers]
+    return load_reviewers(list(dict.fromkeys(names)))
 
 
 def write_resolved(resolved: ResolvedConfig, path: Path) -> None:

@@ -175,6 +175,7 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
             repo=repo, state_dir=state_dir, blob_dir=paths.blobs, baseline=baseline, now=walked.manifest,
             diff=d, protected_touched=touched, stray=stray, resolved=resolved, session=session,
             attempt=attempt, last_message=event["last_assistant_message"], deadline=deadline, oracle=oracle_result,
+            transcript_path=hook_input.get("transcript_path"),
         )
         gate_events = []
         blocked = False
@@ -185,6 +186,7 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
             else:
                 v = run_gate(spec.get("kind"), spec, ctx)
             blocked = blocked or v.verdict == "block"
+            ctx.results[name] = (spec.get("kind"), v)
             gate_events.append({"name": name, "kind": spec.get("kind"), "verdict": v.verdict,
                                 "feedback": v.feedback, "details": v.details,
                                 "seconds": round(v.seconds, 4), "cost_usd": v.cost_usd})

@@ -15,6 +15,7 @@ from gatebench.hook.defaults import (
     DEFAULT_STRAY,
     REASON_CHARS_MAX,
 )
+from gatebench.models.reviewer import ReviewerDef
 
 
 class Strict(BaseModel):
@@ -141,5 +142,8 @@ class ResolvedConfig(Strict):
     oracle: OracleBinding | None = None
     protected: list[str] = Field(default_factory=lambda: list(DEFAULT_PROTECTED))
     ignore: list[str] = Field(default_factory=lambda: list(DEFAULT_IGNORE))
+    reviewers: dict[str, ReviewerDef] = Field(
+        default_factory=dict, description="every reviewer a review gate names, resolved from configs/reviewers/"
+    )
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)

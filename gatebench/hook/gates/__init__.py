@@ -50,7 +50,8 @@ class GateContext:
 
     def __init__(self, *, repo: str, state_dir: str, blob_dir: str, baseline: dict, now: dict, diff: Diff,
                  protected_touched: list[str], stray: list[str], resolved: dict, session: dict, attempt: int,
-                 last_message: str, deadline: float, oracle: dict | None = None):
+                 last_message: str, deadline: float, oracle: dict | None = None,
+                 transcript_path: str | None = None):
         self.repo = repo
         self.state_dir = state_dir
         self.blob_dir = blob_dir
@@ -65,6 +66,8 @@ class GateContext:
         self.last_message = last_message
         self.deadline = deadline  # time.monotonic() by which the whole hook must be done
         self.oracle = oracle  # this stop's hidden-oracle result, bench mode only
+        self.transcript_path = transcript_path  # Claude Code's session transcript (it lags the hook)
+        self.results: dict[str, tuple[str, Verdict]] = {}  # gate name -> (kind, verdict), earlier gates of this stop
 
     def remaining(self) -> float:
         return self.deadline - time.monotonic()

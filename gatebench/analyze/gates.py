@@ -1,0 +1,88 @@
+"""Gates as classifiers of the hidden oracle, scored at every stop attempt.
+
+Positive = the gate blocks; truth positive = the oracle fails at that stop. A verdict counts only
+where the oracle ran at that stop; error and skipped verdicts are counted apart.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from gatebench.analyze.load import Run
+from gatebench.analyze.metrics import ratio
+from gatebench.models.analysis import GateStats
+
+ANY = "(any)"
+
+
+class _Tally:
+    __slots__ = ("errors", "fn", "fp", "kind", "no_oracle", "skipped", "tn", "tp")
+
+    def __init__(self, kind: str):
+        self.kind = kind
+        self.tp = self.fp = self.fn = self.tn = self.errors = self.skipped = self.no_oracle = 0
+
+    def add(self, verdict: str, oracle: bool | None) -> None:
+        if verdict == "error":
+            self.errors += 1
+        elif verdict == "skipped":
+            self.skipped += 1
+        elif oracle is None:
+            self.no_oracle += 1
+        elif verdict == "block":
+            if oracle:
+                self.fp += 1
+            else:
+                self.tp += 1
+        elif oracle:
+            self.tn += 1
+        else:
+            self.fn += 1
+
+
+def gate_stats(runs: list[Run], confidence: float) -> list[GateStats]:
+    """One row per (config, gate), plus an '(any)' row per config with two or more gates."""
+    tallies: dict[tuple[str, str], _Tally] = {}
+    order: dict[str, list[str]] = defaultdict(list)
+    multi: set[str] = set()
+    for r in runs:
+        for oracle, _decision, gates in r.stops:
+            if not gates:
+                continue
+            if len(gates) > 1:
+                multi.add(r.config)
+            any_block = any_pass = False
+            for name, kind, verdict in gates:
+                key = (r.config, name)
+                t = tallies.get(key)
+                if t is None:
+                    t = tallies[key] = _Tally(kind)
+                    order[r.config].append(name)
+                t.add(verdict, oracle)
+                any_block = any_block or verdict == "block"
+                any_pass = any_pass or verdict == "pass"
+            key = (r.config, ANY)
+            t = tallies.get(key)
+            if t is None:
+                t = tallies[key] = _Tally("any")
+            # The stop as a whole: blocked if any gate blocked; passed if none blocked and one passed.
+            t.add("block" if any_block else ("pass" if any_pass else "error"), oracle)
+    out = []
+    for config in sorted(order):
+        names = order[config] + ([ANY] if config in multi else [])
+        for name in names:
+            t = tallies[(config, name)]
+            out.append(
+                GateStats(
+                    config=config,
+                    gate=name,
+                    kind=t.kind,
+                    verdicts=t.tp + t.fp + t.fn + t.tn,
+                    tp=t.tp, fp=t.fp, fn=t.fn, tn=t.tn,
+                    errors=t.errors, skipped=t.skipped, no_oracle=t.no_oracle,
+                    precision=ratio(t.tp, t.tp + t.fp, confidence),
+                    recall=ratio(t.tp, t.tp + t.fn, confidence),
+                    false_block_rate=ratio(t.fp, t.fp + t.tn, confidence),
+                )
+            )
+    return out

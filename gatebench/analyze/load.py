@@ -1,0 +1,335 @@
+"""Read ledgers (`runs/<run-id>/results.jsonl`) into plain `Run` rows, skipping bad lines with a message.
+
+Speed matters (a ledger may hold 100,000 lines): lines are parsed with pydantic-core's JSON parser
+into plain dicts, the fields analysis reads are checked by hand on every line, and the full
+`ResultRecord` model validates a deterministic sample of lines per file (the first
+`FULL_CHECK_HEAD` and every `FULL_CHECK_EVERY`-th after), which catches a writer that drifted from
+the schema without paying for 100,000 model validations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+from pydantic_core import from_json
+
+from gatebench.models.result import RESULT_SCHEMA_VERSION, ResultRecord
+
+FULL_CHECK_HEAD = 50
+FULL_CHECK_EVERY = 997
+MAX_LISTED = 5  # bad lines quoted per file; the rest are counted
+
+Stop = tuple  # (oracle_solved: bool | None, decision: str, gates: tuple[tuple[name, kind, verdict], ...])
+
+
+@dataclass(slots=True)
+class Run:
+    config: str
+    task: str
+    rep: int
+    run_id: str
+    cell_id: str
+    attempt_no: int
+    status: str
+    solved: bool
+    first_stop: bool | None  # oracle at the first stop (see first_stop_outcome)
+    stops: tuple
+    blocks: int
+    give_up: bool
+    tamper: bool
+    leak: bool
+    cost: float
+    reviewer_cost: float
+    usage: dict
+    turns: float
+    wall_s: float
+    paths: dict
+    versions: dict
+    source: str  # "file:line", for messages
+    base_dir: str  # the ledger's folder: relative paths in `paths` are taken from there
+
+
+@dataclass
+class LedgerInfo:
+    path: str
+    lines: int = 0
+    used: int = 0
+    skipped: int = 0
+
+
+@dataclass
+class Loaded:
+    runs: list[Run] = field(default_factory=list)  # every record that parsed, infra errors included
+    ledgers: list[LedgerInfo] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+class BadField(ValueError):
+    def __init__(self, name: str, problem: str):
+        super().__init__(f"field {name!r}: {problem}")
+
+
+def _get(d: dict, name: str, kind: type | tuple, default=..., none_ok: bool = False):
+    if name not in d or (d[name] is None and default is not ... and not none_ok):
+        if default is ...:
+            raise BadField(name, "missing")
+        return default
+    v = d[name]
+    if v is None and none_ok:
+        return None
+    # bool is an int in Python: a count or an amount given as true/false is a writer bug.
+    if not isinstance(v, kind) or (isinstance(v, bool) and bool not in _as_tuple(kind)):
+        raise BadField(name, f"expected {_kind_name(kind)}, got {type(v).__name__} {v!r:.40}")
+    return v
+
+
+def _as_tuple(kind) -> tuple:
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+def _kind_name(kind) -> str:
+    return " or ".join(k.__name__ for k in _as_tuple(kind))
+
+
+NUM = (int, float)
+STATUSES = ("ok", "infra_error", "timeout", "cap")
+VERDICTS = ("pass", "block", "error", "skipped")
+DECISIONS = ("allow", "block", "give_up")
+
+
+def _stops(raw: list) -> tuple:
+    out = []
+    for i, s in enumerate(raw):
+        if not isinstance(s, dict):
+            raise BadField(f"stops[{i}]", "expected an object")
+        oracle = s.get("oracle_solved")
+        if oracle is not None and not isinstance(oracle, bool):
+            raise BadField(f"stops[{i}].oracle_solved", f"expected true, false or null, got {oracle!r:.40}")
+        decision = s.get("decision")
+        if decision not in DECISIONS:
+            raise BadField(f"stops[{i}].decision", f"expected one of {DECISIONS}, got {decision!r:.40}")
+        gates = []
+        for j, g in enumerate(s.get("gates") or ()):
+            if not isinstance(g, dict) or not isinstance(g.get("name"), str):
+                raise BadField(f"stops[{i}].gates[{j}].name", "missing or not a string")
+            verdict = g.get("verdict")
+            if verdict not in VERDICTS:
+                raise BadField(f"stops[{i}].gates[{j}].verdict", f"expected one of {VERDICTS}, got {verdict!r:.40}")
+            gates.append((g["name"], str(g.get("kind", "")), verdict))
+        out.append((oracle, decision, tuple(gates)))
+    return tuple(out)
+
+
+def first_stop_outcome(solved: bool, first_stop_solved: bool | None, stops: tuple) -> bool | None:
+    """The run's no-gate counterfactual: the hidden oracle at its first stop attempt.
+
+    A run that never reached a stop (a timeout or cap before the agent said "done") was never
+    touched by a gate, so its counterfactual is its own final outcome. None: a stop happened but
+    the oracle did not run there, so the counterfactual is unknown.
+    """
+    if first_stop_solved is not None:
+        return first_stop_solved
+    if stops:
+        return stops[0][0]
+    return solved
+
+
+def to_run(d: dict, source: str, base_dir: str) -> Run:
+    """A checked `Run` from one record; BadField names the first field that is wrong."""
+    try:
+        run = _to_run_fast(d, source, base_dir)
+    except (KeyError, TypeError, AttributeError, ValueError):
+        run = None
+    # The fast path only says "something is off"; the careful one says what, or accepts what it could not.
+    return run if run is not None else _to_run_checked(d, source, base_dir)
+
+
+_OPTIONAL_NUM = (("cost_usd", 0.0), ("reviewer_cost_usd", 0.0), ("turns", 0), ("wall_s", 0.0))
+
+
+def _to_run_fast(d: dict, source: str, base_dir: str) -> Run | None:
+    # The hot path of a 100,000-line ledger: plain lookups and exact type tests, no messages.
+    status = d["status"]
+    solved = d["solved"]
+    rep = d["rep"]
+    attempt_no = d.get("attempt_no", 1)
+    first = d.get("first_stop_solved")
+    if (
+        status not in STATUSES
+        or type(solved) is not bool
+        or type(rep) is not int
+        or rep < 0
+        or type(attempt_no) is not int
+        or (first is not None and type(first) is not bool)
+        or type(d["config"]) is not str
+        or type(d["task"]) is not str
+        or type(d["run_id"]) is not str
+        or type(d["cell_id"]) is not str
+        or type(d["versions"]) is not dict
+    ):
+        return None
+    nums = []
+    for name, default in _OPTIONAL_NUM:
+        v = d.get(name)
+        if v is None:
+            v = default
+        elif type(v) is not float and type(v) is not int:
+            return None
+        nums.append(v)
+    flags = []
+    for name in ("blocks", "give_up", "tamper", "leak"):
+        v = d.get(name)
+        if v is None:
+            v = 0 if name == "blocks" else False
+        elif type(v) is not (int if name == "blocks" else bool):
+            return None
+        flags.append(v)
+    usage = d.get("usage")
+    usage = {} if usage is None else usage
+    paths = d.get("paths")
+    paths = {} if paths is None else paths
+    stops = d.get("stops")
+    stops = [] if stops is None else stops
+    if type(usage) is not dict or type(paths) is not dict or type(stops) is not list:
+        return None
+    for v in usage.values():
+        if type(v) is not int and type(v) is not float:
+            return None
+    stops = _stops(stops)
+    ok = status == "ok"
+    return Run(
+        d["config"], d["task"], rep, d["run_id"], d["cell_id"], attempt_no, status, solved and ok,
+        first_stop_outcome(solved and ok, first, stops), stops, flags[0], flags[1], flags[2], flags[3],
+        float(nums[0]), float(nums[1]), usage, nums[2], float(nums[3]),
+        {k: v for k, v in paths.items() if type(v) is str}, d["versions"], source, base_dir,
+    )
+
+
+def _to_run_checked(d: dict, source: str, base_dir: str) -> Run:
+    if not isinstance(d, dict):
+        raise BadField("(top level)", f"expected an object, got {type(d).__name__}")
+    status = _get(d, "status", str)
+    if status not in STATUSES:
+        raise BadField("status", f"expected one of {STATUSES}, got {status!r:.40}")
+    stops = _stops(_get(d, "stops", list, ()))
+    solved = _get(d, "solved", bool)
+    first = _get(d, "first_stop_solved", bool, None, none_ok=True)
+    usage_raw = _get(d, "usage", dict, {})
+    usage = {}
+    for k, v in usage_raw.items():
+        if isinstance(v, bool) or not isinstance(v, NUM):
+            raise BadField(f"usage.{k}", f"expected a number, got {v!r:.40}")
+        usage[k] = v
+    versions = _get(d, "versions", dict)
+    paths = _get(d, "paths", dict, {})
+    rep = _get(d, "rep", int)
+    if rep < 0:
+        raise BadField("rep", f"must be >= 0, got {rep}")
+    return Run(
+        config=_get(d, "config", str),
+        task=_get(d, "task", str),
+        rep=rep,
+        run_id=_get(d, "run_id", str),
+        cell_id=_get(d, "cell_id", str),
+        attempt_no=_get(d, "attempt_no", int, 1),
+        status=status,
+        # Only a finished run can be solved; the record says so too, but a writer bug must not score.
+        solved=solved and status == "ok",
+        first_stop=first_stop_outcome(solved and status == "ok", first, stops),
+        stops=stops,
+        blocks=_get(d, "blocks", int, 0),
+        give_up=_get(d, "give_up", bool, False),
+        tamper=_get(d, "tamper", bool, False),
+        leak=_get(d, "leak", bool, False),
+        cost=float(_get(d, "cost_usd", NUM, 0.0)),
+        reviewer_cost=float(_get(d, "reviewer_cost_usd", NUM, 0.0)),
+        usage=usage,
+        turns=_get(d, "turns", NUM, 0),
+        wall_s=float(_get(d, "wall_s", NUM, 0.0)),
+        paths={k: v for k, v in paths.items() if isinstance(v, str)},
+        versions=versions,
+        source=source,
+        base_dir=base_dir,
+    )
+
+
+def _full_check(d: dict) -> str | None:
+    try:
+        ResultRecord.model_validate(d)
+    except ValidationError as e:
+        first = e.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        more = f" (+{e.error_count() - 1} more)" if e.error_count() > 1 else ""
+        return f"field {loc!r}: {first['msg']}{more}"
+    return None
+
+
+def ledger_path(arg: Path) -> Path:
+    """A run folder or a results.jsonl file -> the ledger file."""
+    return arg / "results.jsonl" if arg.is_dir() else arg
+
+
+def read_ledger(path: Path, out: Loaded) -> None:
+    info = LedgerInfo(path=str(path))
+    out.ledgers.append(info)
+    base_dir = str(path.parent)
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    # A file that does not end in a newline has a last line still being written (or cut by a crash).
+    unterminated = not data.endswith(b"\n") and bool(data)
+    if lines and lines[-1] == b"":
+        lines.pop()
+    bad: list[str] = []
+    versions: dict[object, int] = {}
+    n = len(lines)
+    for i, raw in enumerate(lines):
+        lineno = i + 1
+        if not raw.strip():
+            continue
+        info.lines += 1
+        where = f"{path}:{lineno}"
+        try:
+            d = from_json(raw)
+        except ValueError as e:
+            info.skipped += 1
+            if lineno == n and unterminated:
+                out.warnings.append(f"{where}: truncated last line (a cell still being written?), skipped")
+            else:
+                bad.append(f"{where}: not valid JSON ({e})")
+            continue
+        v = d.get("v") if isinstance(d, dict) else None
+        if v != RESULT_SCHEMA_VERSION:
+            info.skipped += 1
+            versions[v] = versions.get(v, 0) + 1
+            continue
+        try:
+            run = to_run(d, where, base_dir)
+        except BadField as e:
+            info.skipped += 1
+            bad.append(f"{where}: {e}")
+            continue
+        if i < FULL_CHECK_HEAD or i % FULL_CHECK_EVERY == 0:
+            problem = _full_check(d)
+            if problem:
+                info.skipped += 1
+                bad.append(f"{where}: not a valid result record: {problem}")
+                continue
+        out.runs.append(run)
+        info.used += 1
+    for v, count in sorted(versions.items(), key=lambda kv: str(kv[0])):
+        out.warnings.append(
+            f"{path}: {count} record(s) with schema version v={v!r} skipped "
+            f"(this gatebench reads v={RESULT_SCHEMA_VERSION})"
+        )
+    out.warnings.extend(bad[:MAX_LISTED])
+    if len(bad) > MAX_LISTED:
+        out.warnings.append(f"{path}: {len(bad) - MAX_LISTED} more bad line(s) skipped")
+
+
+def load(paths: list[Path]) -> Loaded:
+    out = Loaded()
+    for p in paths:
+        read_ledger(ledger_path(p), out)
+    return out

@@ -1,0 +1,164 @@
+"""Ledgers in, one `Analysis` out: the order of the steps, and nothing else."""
+
+from __future__ import annotations
+
+import heapq
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+from gatebench import __version__
+from gatebench.analyze import cells as cells_mod
+from gatebench.analyze import metrics
+from gatebench.analyze.gates import gate_stats
+from gatebench.analyze.load import Loaded, Run, load
+from gatebench.models.analysis import Analysis, CellLink, LedgerInput, Settings
+
+CELLS_LISTED_MAX = 5000
+
+METHODS = {
+    "solve_rate": "mean over tasks of each task's solved/scored runs; 95% CI: Wilson with the task-clustered "
+    "effective sample size and Student t on (tasks-1) df",
+    "delta": "mean over tasks present in both configs of (config rate - baseline rate); CI: cluster bootstrap "
+    "over tasks, expanded percentile (Hesterberg 2015), seeded",
+    "mcnemar": "exact two-sided binomial test on discordant pairs; the i-th run of a task under each config "
+    "form a pair",
+    "pass_k": "unbiased estimators per task (pass@k = 1 - C(n-c,k)/C(n,k); pass^k = C(c,k)/C(n,k)), averaged "
+    "over tasks with n >= k",
+    "counterfactual": "within-run Δ = final oracle - oracle at the first stop, same runs, mean over tasks; CI: "
+    "cluster bootstrap as for delta",
+    "validity": "first-stop rate of a gated config - final rate of the baseline, paired by task; expected 0",
+    "gates": "per stop attempt with an oracle result: positive = gate blocks, truth positive = oracle fails; "
+    "Wilson intervals that treat stops as independent (descriptive)",
+    "statuses": "ok, timeout and cap are scored (timeout and cap as not solved); infra_error is never scored",
+}
+
+
+def links(run: Run, out_dir: Path, _base_cache: dict[tuple[str, str], str] | None = None) -> dict[str, str]:
+    """The cell's files as links from the report folder; relative paths are taken from the ledger's folder."""
+    out_abs = os.path.abspath(out_dir)
+    cache = {} if _base_cache is None else _base_cache
+    key = (run.base_dir, out_abs)
+    if key not in cache:
+        cache[key] = os.path.relpath(os.path.abspath(run.base_dir), out_abs)
+    out = {}
+    for name, p in sorted(run.paths.items()):
+        if os.path.isabs(p):
+            out[name] = os.path.relpath(p, out_abs)
+        else:
+            out[name] = os.path.normpath(os.path.join(cache[key], p))
+    return out
+
+
+def cell_links(runs: list[Run], out_dir: Path) -> list[CellLink]:
+    natural = {t: metrics.natural_key(t) for t in {r.task for r in runs}}
+    ordered = heapq.nsmallest(CELLS_LISTED_MAX, runs, key=lambda r: (r.config, natural[r.task], r.run_id, r.rep))
+    cache: dict[tuple[str, str], str] = {}
+    return [
+        CellLink(config=r.config, task=r.task, rep=r.rep, run_id=r.run_id, status=r.status, solved=r.solved,
+                 links=links(r, out_dir, cache))
+        for r in ordered
+    ]
+
+
+def _config_order(names: set[str], baseline: str | None) -> list[str]:
+    return sorted(names, key=lambda c: (c != baseline, c))
+
+
+def build(
+    loaded: Loaded,
+    baseline: str | None,
+    out_dir: Path,
+    confidence: float = 0.95,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> Analysis:
+    warnings = list(loaded.warnings)
+    resolved = cells_mod.resolve(loaded.runs)
+    warnings += resolved.warnings
+    warnings += cells_mod.version_warnings(resolved.scored)
+    grouped = cells_mod.group(resolved.scored)
+    settings = {"confidence": confidence, "resamples": resamples, "seed": seed}
+    configs = _config_order(set(grouped), baseline)
+    infra_by_cfg: dict[str, list[Run]] = {}
+    for r in resolved.infra:
+        infra_by_cfg.setdefault(r.config, []).append(r)
+    unresolved_by_cfg: dict[str, int] = {}
+    for _run_id, cell in resolved.unresolved:
+        cfg = cell.split("/", 1)[0]
+        unresolved_by_cfg[cfg] = unresolved_by_cfg.get(cfg, 0) + 1
+    only_infra = sorted(set(infra_by_cfg) - set(grouped))
+    if only_infra:
+        warnings.append(f"config(s) with infra errors only, nothing scored: {', '.join(only_infra)}")
+
+    summaries = [
+        metrics.config_summary(c, grouped[c], infra_by_cfg.get(c, []), unresolved_by_cfg.get(c, 0), confidence)
+        for c in configs
+    ]
+    for s in summaries:
+        if s.runs and s.solved == 0:
+            warnings.append(f"config {s.config}: no scored run solved its task (0/{s.runs}); cost per solve is undefined")
+
+    present_baseline = baseline if baseline in grouped else None
+    if baseline is not None and present_baseline is None:
+        warnings.append(
+            f"baseline config {baseline!r} is not in the ledger(s) (configs: {', '.join(configs) or 'none'}); "
+            "Δ, McNemar and the validity check are skipped — pass --baseline NAME"
+        )
+    deltas = []
+    if present_baseline:
+        for c in configs:
+            if c == present_baseline:
+                continue
+            d = metrics.delta(c, present_baseline, grouped, settings)
+            if d.tasks == 0:
+                warnings.append(f"config {c}: no task in common with the baseline {present_baseline}; no Δ")
+                continue
+            unpaired = sorted(t for t, rs in grouped[c].items() if rs and not grouped[present_baseline].get(t))
+            if unpaired:
+                warnings.append(
+                    f"config {c}: {len(unpaired)} task(s) without a baseline run left out of its Δ: "
+                    + ", ".join(unpaired[:10]) + (" ..." if len(unpaired) > 10 else "")
+                )
+            deltas.append(d)
+    by_delta = {d.config: d for d in deltas}
+    counterfactual = [
+        metrics.counterfactual(c, grouped, present_baseline, by_delta.get(c), settings) for c in configs
+    ]
+    for cf in counterfactual:
+        if cf.unknown:
+            warnings.append(
+                f"config {cf.config}: {cf.unknown} run(s) had no oracle result at their first stop; "
+                "left out of the counterfactual"
+            )
+    points = {s.config: (s.cost_per_run, s.solve_rate.value) for s in summaries if s.solve_rate.value is not None}
+    all_listed = resolved.scored + resolved.infra
+    return Analysis(
+        gatebench=__version__,
+        generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        inputs=[LedgerInput(path=i.path, lines=i.lines, used=i.used, skipped=i.skipped) for i in loaded.ledgers],
+        settings=Settings(baseline=baseline, confidence=confidence, resamples=resamples, seed=seed),
+        baseline=present_baseline,
+        warnings=warnings,
+        methods=METHODS,
+        configs=summaries,
+        deltas=deltas,
+        counterfactual=counterfactual,
+        gates=gate_stats(resolved.scored, confidence),
+        pareto=metrics.pareto(points),
+        matrix=metrics.task_matrix(grouped, configs),
+        cells=cell_links(all_listed, out_dir),
+        cells_total=len(all_listed),
+        cells_listed_max=CELLS_LISTED_MAX,
+    )
+
+
+def analyze(
+    paths: list[Path],
+    baseline: str | None,
+    out_dir: Path,
+    confidence: float = 0.95,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> Analysis:
+    return build(load(paths), baseline, out_dir, confidence, resamples, seed)

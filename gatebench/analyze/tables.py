@@ -1,0 +1,202 @@
+"""The report's tables as plain data (title, header, rows of strings), shared by Markdown, HTML and the terminal."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gatebench.models.analysis import Analysis, Estimate
+
+
+@dataclass
+class Table:
+    title: str
+    header: list[str]
+    rows: list[list[str]]
+    note: str = ""
+
+
+def pct(x: float | None, digits: int = 1) -> str:
+    return "–" if x is None else f"{100 * x:.{digits}f}%"
+
+
+def ci(e: Estimate | None, digits: int = 1) -> str:
+    if e is None or e.lo is None or e.hi is None:
+        return "–"
+    return f"[{100 * e.lo:.{digits}f}, {100 * e.hi:.{digits}f}]"
+
+
+def pts(x: float | None, digits: int = 1) -> str:
+    """A difference of rates, in percentage points with a sign."""
+    return "–" if x is None else f"{100 * x:+.{digits}f} pt"
+
+
+def usd(x: float | None) -> str:
+    if x is None:
+        return "–"
+    return f"${x:.4f}" if abs(x) < 1 else f"${x:,.2f}"
+
+
+def num(x: float | None, digits: int = 1) -> str:
+    return "–" if x is None else f"{x:,.{digits}f}"
+
+
+def pvalue(p: float) -> str:
+    return f"{p:.2g}" if p >= 1e-4 else "<1e-4"
+
+
+def headline(a: Analysis) -> Table:
+    deltas = {d.config: d for d in a.deltas}
+    rows = []
+    for s in a.configs:
+        d = deltas.get(s.config)
+        rows.append([
+            s.config + (" (baseline)" if s.config == a.baseline else ""),
+            str(s.tasks),
+            str(s.runs),
+            str(s.solved),
+            pct(s.solve_rate.value),
+            ci(s.solve_rate),
+            pts(d.estimate.value) if d else "–",
+            ci(d.estimate) if d else "–",
+            pvalue(d.mcnemar.p_value) if d else "–",
+            usd(s.cost_per_run),
+            usd(s.cost_per_solve),
+            num(s.blocks_per_run, 2),
+            pct(s.give_up_rate.value),
+            f"{s.status.timeout}/{s.status.cap}",
+            str(s.status.infra_error),
+        ])
+    return Table(
+        "Headline",
+        ["config", "tasks", "runs", "solved", "solve rate", "95% CI", "Δ vs baseline", "Δ 95% CI", "McNemar p",
+         "cost/run", "cost/solve", "blocks/run", "give-up", "timeout/cap", "infra err"],
+        rows,
+        "Solve rate: mean over tasks, task-clustered CI. Δ: paired by task, cluster-bootstrap CI. "
+        "Timeouts and caps count as unsolved runs; infra errors are excluded from every rate.",
+    )
+
+
+def solve_rates(a: Analysis) -> Table:
+    rows = [
+        [s.config, pct(s.solve_rate.value), ci(s.solve_rate), f"{s.solved}/{s.runs}", num(s.solve_rate_n_eff),
+         pct(s.first_stop_rate.value) if s.first_stop_rate else "–", ci(s.first_stop_rate)]
+        for s in a.configs
+    ]
+    return Table("Solve rate per config",
+                 ["config", "solve rate", "95% CI", "solved/runs", "n_eff", "first-stop rate", "95% CI"], rows)
+
+
+def deltas(a: Analysis) -> Table:
+    rows = []
+    for cf in a.counterfactual:
+        d = next((x for x in a.deltas if x.config == cf.config), None)
+        v = cf.validity
+        rows.append([
+            cf.config,
+            pts(d.estimate.value) if d else "–",
+            ci(d.estimate) if d else "–",
+            f"{d.mcnemar.baseline_only}/{d.mcnemar.config_only} of {d.mcnemar.pairs}" if d else "–",
+            pvalue(d.mcnemar.p_value) if d else "–",
+            pts(cf.delta.value),
+            ci(cf.delta),
+            pts(v.difference.value) if v else "–",
+            ci(v.difference) if v else "–",
+        ])
+    return Table(
+        "Δ against the baseline, and the within-run counterfactual",
+        ["config", "between Δ", "95% CI", "discordant (base/config)", "McNemar p", "within-run Δ", "95% CI",
+         "validity diff", "95% CI"],
+        rows,
+        "Between Δ: config vs baseline, paired by task. Within-run Δ: final oracle minus the oracle at the first "
+        "stop of the same runs. Validity diff: this config's first-stop rate minus the baseline's final rate "
+        "(0 in expectation while an agent cannot see a gate before it fires).",
+    )
+
+
+def counterfactual(a: Analysis) -> Table:
+    rows = [
+        [cf.config, str(cf.runs), pct(cf.first_stop_rate), pct(cf.final_rate),
+         f"{cf.rescue.k}/{cf.rescue.n}", pct(cf.rescue.value), ci(cf.rescue),
+         f"{cf.harm.k}/{cf.harm.n}", pct(cf.harm.value), ci(cf.harm), str(cf.unknown)]
+        for cf in a.counterfactual
+    ]
+    return Table("Rescue and harm (first stop → end of run)",
+                 ["config", "runs", "first-stop", "final", "rescued", "rescue rate", "95% CI", "harmed",
+                  "harm rate", "95% CI", "unknown"], rows)
+
+
+def costs(a: Analysis) -> Table:
+    kinds = sorted({k for s in a.configs for k in s.tokens_per_run})
+    rows = [
+        [s.config + (" ★" if s.config in a.pareto else ""), usd(s.cost_per_run), usd(s.worker_cost_per_run),
+         usd(s.reviewer_cost_per_run), usd(s.cost_per_solve), pct(s.solve_rate.value),
+         *[num(s.tokens_per_run.get(k), 0) for k in kinds],
+         num(s.turns_per_run), num(s.wall_s_per_run), num(s.blocks_per_run, 2), pct(s.give_up_rate.value),
+         str(s.tamper), str(s.leak)]
+        for s in a.configs
+    ]
+    return Table(
+        "Cost and effort per run",
+        ["config", "cost/run", "worker", "reviewers", "cost/solve", "solve rate",
+         *[f"{k.replace('_tokens', '').replace('_input', '')} tok/run" for k in kinds],
+         "turns/run", "wall s/run", "blocks/run", "give-up", "tamper", "leak"],
+        rows,
+        "★ = on the cost vs solve-rate Pareto frontier. Means over scored runs.",
+    )
+
+
+def gates(a: Analysis) -> Table:
+    rows = [
+        [g.config, g.gate, g.kind, str(g.verdicts), f"{g.tp}/{g.fp}/{g.fn}/{g.tn}",
+         pct(g.precision.value), ci(g.precision), pct(g.recall.value), ci(g.recall),
+         pct(g.false_block_rate.value), ci(g.false_block_rate), f"{g.errors}/{g.skipped}/{g.no_oracle}"]
+        for g in a.gates
+    ]
+    return Table(
+        "Gates as classifiers of the oracle, at every stop attempt",
+        ["config", "gate", "kind", "verdicts", "TP/FP/FN/TN", "precision", "95% CI", "recall", "95% CI",
+         "false-block", "95% CI", "error/skipped/no oracle"],
+        rows,
+        "Positive = the gate blocks; truth positive = the hidden oracle fails at that stop. Wilson intervals "
+        "treat stops as independent.",
+    )
+
+
+def pass_k(a: Analysis) -> Table:
+    ks = sorted({p.k for s in a.configs for p in s.pass_k})
+    rows = []
+    for s in a.configs:
+        by = {p.k: p for p in s.pass_k}
+        rows.append([s.config, *[f"{pct(by[k].pass_at_k)} / {pct(by[k].pass_hat_k)}" if k in by else "–" for k in ks]])
+    return Table("pass@k / pass^k over repetitions", ["config", *[f"k={k}" for k in ks]], rows,
+                 "Unbiased estimators, averaged over tasks with at least k scored runs.")
+
+
+def statuses(a: Analysis) -> Table:
+    rows = [[s.config, str(s.status.ok), str(s.status.timeout), str(s.status.cap), str(s.status.infra_error),
+             str(s.status.infra_unresolved)] for s in a.configs]
+    return Table("Run statuses", ["config", "ok", "timeout", "cap", "infra errors", "cells never scored"], rows,
+                 "ok, timeout and cap are scored (timeout and cap as unsolved); infra errors are not.")
+
+
+def matrix(a: Analysis) -> Table:
+    m = a.matrix
+    rows = []
+    for t, diff, row in zip(m.tasks, m.difficulty, m.cells, strict=True):
+        rows.append([t, pct(diff, 0), *[f"{c.solved}/{c.runs}" if c.runs else "–" for c in row]])
+    return Table("Task × config solve matrix (hardest task first)", ["task", "mean rate", *m.configs], rows)
+
+
+def inputs(a: Analysis) -> Table:
+    return Table("Inputs", ["ledger", "lines", "used", "skipped"],
+                 [[i.path, str(i.lines), str(i.used), str(i.skipped)] for i in a.inputs])
+
+
+def text_table(t: Table) -> str:
+    """Fixed-width text for the terminal."""
+    widths = [max(len(h), *(len(r[i]) for r in t.rows)) if t.rows else len(h) for i, h in enumerate(t.header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(t.header, widths, strict=True)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    for r in t.rows:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    return "\n".join(lines)

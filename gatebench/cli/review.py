@@ -1,0 +1,154 @@
+"""`gatebench review WORK REVIEWER`: run one reviewer by hand on a work copy's current diff."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+HELP = "run one reviewer by hand on a work copy's current diff (verdict, findings, cost)"
+DESCRIPTION = """Run reviewer REVIEWER (a name in configs/reviewers/ or a .md path) on WORK: a prepared cell
+dir or its repo/ (gatebench prep), or a repo where the gate is installed (state in .claude/gatebench).
+The reviewer sees the task prompt (bench cells), the diff of the work copy against its snapshot, and
+the visible tests' output: exactly what the review gate shows it at a stop, through the same code.
+Exit 0 if it passes, 1 if it blocks or errors, 2 on bad input. The definition file is read fresh, so
+edit it and run again to iterate on a prompt."""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("work", help="cell dir, its repo/, or a repo with the gate installed")
+    p.add_argument("reviewer", help="reviewer name (configs/reviewers/NAME.md) or path to a .md file")
+    p.add_argument("--backend", choices=["claude", "command"], help="override the definition's backend")
+    p.add_argument("--model", help="override the definition's model")
+    p.add_argument("--command", dest="review_command", help="command for the command backend")
+    p.add_argument("--timeout", type=float, help="override the definition's timeout_s")
+    p.add_argument("--state", help="state dir (default: the cell's state/, or WORK/.claude/gatebench)")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+
+
+def locate(work: Path, state: str | None) -> tuple[Path, Path]:
+    """(repo, state dir) of a cell, a cell's repo/, or an installed repo."""
+    from gatebench.cell import find_cell
+    from gatebench.cli import UsageError
+    from gatebench.hook.state import default_state_dir
+
+    if not work.exists():
+        raise UsageError(f"{work}: no such directory")
+    if state:
+        return work.resolve(), Path(state).resolve()
+    cell = find_cell(work)
+    if cell is not None:
+        return cell.repo.resolve(), cell.state.resolve()
+    installed = Path(default_state_dir(str(work.resolve())))
+    if (installed / "config.json").is_file():
+        return work.resolve(), installed
+    raise UsageError(f"{work}: neither a prepared cell (no cell.json above it) nor a repo with the gate "
+                     f"installed (no {installed}/config.json); run `gatebench prep` or `gatebench install`")
+
+
+def newest_baseline(state: Path) -> Path:
+    """The baseline the hook would diff against: the newest session's (installed) or prep/install's."""
+    sessions = sorted((state / "sessions").glob("*.manifest.json"), key=lambda p: p.stat().st_mtime)
+    return sessions[-1] if sessions else state / "baseline" / "manifest.json"
+
+
+def reviewer_def(args: argparse.Namespace) -> dict:
+    from pydantic import ValidationError
+
+    from gatebench.cli import UsageError
+    from gatebench.loading import describe
+    from gatebench.models.reviewer import ReviewerDef
+    from gatebench.review.defs import load_reviewer
+
+    d = load_reviewer(args.reviewer)
+    over = {k: v for k, v in (("backend", args.backend), ("model", args.model),
+                              ("command", args.review_command), ("timeout_s", args.timeout)) if v is not None}
+    if not over:
+        return d.model_dump(mode="json")
+    try:
+        return ReviewerDef.model_validate({**d.model_dump(), **over}).model_dump(mode="json")
+    except ValidationError as e:
+        raise UsageError(f"reviewer {d.name} with the options given:\n{describe(e)}")
+
+
+def review(work: Path, args: argparse.Namespace) -> dict:
+    from gatebench.cli import UsageError
+    from gatebench.hook import snapshot
+    from gatebench.hook.defaults import DEFAULT_IGNORE
+    from gatebench.hook.gates import GateContext, review
+    from gatebench.hook.globs import GlobSet
+    from gatebench.hook.state import Paths
+
+    repo, state = locate(work, args.state)
+    paths = Paths(str(state))
+    try:
+        resolved = json.loads(Path(paths.config).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise UsageError(f"{paths.config}: cannot read the resolved config ({e})")
+    base_path = newest_baseline(state)
+    try:
+        baseline = snapshot.read_json(str(base_path))
+    except (OSError, ValueError) as e:
+        raise UsageError(f"{base_path}: cannot read the baseline snapshot ({e})")
+    spec_def = reviewer_def(args)
+    name = spec_def["name"]
+    resolved = {**resolved, "reviewers": {**(resolved.get("reviewers") or {}), name: spec_def}}
+    walked = snapshot.walk(str(repo), GlobSet(resolved.get("ignore") or DEFAULT_IGNORE))
+    d = snapshot.diff(baseline, walked.manifest)
+    protected = GlobSet(resolved.get("protected") or [])
+    gate = next((g for g in resolved.get("config", {}).get("gates", []) if g.get("kind") == "review"), {})
+    spec = {"kind": "review", "reviewers": [name], "vote": "any",
+            "timeout_s": float(spec_def["timeout_s"]) + 5.0,
+            "on_no_evidence": gate.get("on_no_evidence", "pass")}
+    ctx = GateContext(
+        repo=str(repo), state_dir=str(state), blob_dir=paths.blobs, baseline=baseline, now=walked.manifest,
+        diff=d, protected_touched=[p for p in d.paths if protected.match(p)], stray=[], resolved=resolved,
+        session={}, attempt=0, last_message="", deadline=time.monotonic() + spec["timeout_s"] + 300.0,
+    )
+    v = review.run(spec, ctx)
+    one = (v.details.get("reviewers") or [{}])[0]
+    return {
+        "work": str(repo), "state_dir": str(state), "baseline": str(base_path), "reviewer": name,
+        "backend": one.get("backend") or spec_def["backend"], "model": one.get("model") or spec_def.get("model"),
+        "verdict": one.get("verdict", v.verdict), "effective": one.get("effective", v.verdict),
+        "no_evidence": one.get("no_evidence", False), "summary": one.get("summary", ""),
+        "findings": one.get("findings", []), "error": one.get("error") or v.details.get("error"),
+        "cost_usd": v.cost_usd, "usage": one.get("usage", {}), "turns": one.get("turns"),
+        "seconds": round(v.seconds, 3), "reviewer_seconds": one.get("seconds"),
+        "files": [{"path": p, "status": s} for s, ps in
+                  (("created", d.created), ("changed", d.changed), ("deleted", d.deleted)) for p in ps],
+        "feedback": v.feedback,
+    }
+
+
+def render(r: dict) -> str:
+    model = f", model {r['model']}" if r.get("model") else ""
+    lines = [f"reviewer {r['reviewer']} ({r['backend']}{model}) on {r['work']}",
+             f"  diff:     {len(r['files'])} file(s) against {r['baseline']}"]
+    verdict = r["verdict"].upper()
+    if r["no_evidence"]:
+        verdict += f" without concrete evidence (counts as {r['effective']})"
+    lines.append(f"  verdict:  {verdict}")
+    if r.get("error"):
+        lines.append(f"  error:    {r['error']}")
+    if r.get("summary"):
+        lines.append(f"  summary:  {r['summary']}")
+    if r["findings"]:
+        lines.append("  findings:")
+    for f in r["findings"]:
+        where = (f.get("file") or "(no file)") + (f":{f['line']}" if f.get("line") else "")
+        lines.append(f"    - [{f.get('severity')}] {where}: {f.get('claim')}")
+        if f.get("evidence"):
+            lines.append(f"        evidence: {f['evidence']}")
+    u = r.get("usage") or {}
+    tokens = f"  tokens in/out {u.get('input_tokens', 0)}/{u.get('output_tokens', 0)}" if u else ""
+    turns = f"  turns {r['turns']}" if r.get("turns") is not None else ""
+    lines.append(f"  cost:     ${r['cost_usd']:.4f}{tokens}{turns}  seconds {r['seconds']:.1f}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    r = review(Path(args.work), args)
+    print(json.dumps(r, indent=1) if args.json else render(r))
+    return 0 if r["effective"] == "pass" else 1

@@ -1,0 +1,181 @@
+"""`analysis.json`, written by `gatebench analyze`: versioned, one model per table of the report.
+
+Every rate is a fraction in [0, 1]; every interval is a 95% interval unless `settings.confidence`
+says otherwise. The definitions are in SPEC.md "## analyze".
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ANALYSIS_SCHEMA = "gatebench.analysis/1"
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class Estimate(Model):
+    value: float | None = Field(description="point estimate; None when there is nothing to estimate from")
+    lo: float | None = None
+    hi: float | None = None
+
+
+class Ratio(Estimate):
+    """k of n, with a Wilson interval (value None when n = 0)."""
+
+    k: int
+    n: int
+
+
+class StatusCounts(Model):
+    ok: int = 0
+    timeout: int = 0
+    cap: int = 0
+    infra_error: int = Field(0, description="infra-error records (every attempt); never scored")
+    infra_unresolved: int = Field(0, description="cells whose only records are infra errors")
+
+
+class PassK(Model):
+    k: int
+    pass_at_k: float
+    pass_hat_k: float
+    tasks: int = Field(description="tasks with at least k scored runs (the only ones averaged)")
+
+
+class ConfigSummary(Model):
+    config: str
+    tasks: int
+    runs: int = Field(description="scored runs: status ok, timeout or cap")
+    status: StatusCounts
+    solved: int
+    solve_rate: Estimate = Field(description="mean over tasks of the task's solve rate; task-clustered CI")
+    solve_rate_n_eff: float = Field(description="effective sample size behind the solve-rate interval")
+    pooled_rate: float = Field(description="solved / runs")
+    first_stop_rate: Estimate | None = Field(None, description="oracle at the first stop, same definition")
+    pass_k: list[PassK] = Field(default_factory=list)
+    cost_per_run: float = Field(description="worker + reviewers, USD, mean over scored runs")
+    worker_cost_per_run: float
+    reviewer_cost_per_run: float
+    cost_per_solve: float | None = Field(description="total cost of scored runs / solved runs; None if none solved")
+    tokens_per_run: dict[str, float]
+    turns_per_run: float
+    wall_s_per_run: float
+    blocks_per_run: float
+    give_up_rate: Ratio
+    tamper: int
+    leak: int
+
+
+class McNemar(Model):
+    pairs: int
+    baseline_only: int = Field(description="pairs solved by the baseline run only")
+    config_only: int = Field(description="pairs solved by the config's run only")
+    p_value: float
+
+
+class Delta(Model):
+    config: str
+    baseline: str
+    tasks: int = Field(description="tasks with scored runs in both configs")
+    estimate: Estimate = Field(description="mean over tasks of (config rate - baseline rate); cluster bootstrap CI")
+    mcnemar: McNemar
+
+
+class Validity(Model):
+    baseline: str
+    tasks: int
+    baseline_final_rate: float
+    first_stop_rate: float
+    difference: Estimate = Field(description="first-stop rate of this config - final rate of the baseline")
+
+
+class Counterfactual(Model):
+    config: str
+    runs: int = Field(description="scored runs whose first-stop oracle is known")
+    unknown: int = Field(description="scored runs with a stop but no oracle result at the first one")
+    first_stop_rate: float | None = Field(description="None when no run's first-stop oracle is known")
+    final_rate: float | None
+    delta: Estimate = Field(description="within-run Δ: final - first-stop oracle, same runs, cluster bootstrap CI")
+    rescue: Ratio = Field(description="runs failing at the first stop that end solved / runs failing at it")
+    harm: Ratio = Field(description="runs passing at the first stop that end unsolved / runs passing at it")
+    between_delta: Estimate | None = Field(None, description="the between-config Δ against the baseline")
+    validity: Validity | None = None
+
+
+class GateStats(Model):
+    config: str
+    gate: str = Field(description="gate name; '(any)' = the stop was blocked by at least one gate")
+    kind: str
+    verdicts: int = Field(description="pass or block verdicts at stops where the oracle ran")
+    tp: int = Field(description="block, oracle failing")
+    fp: int = Field(description="block, oracle passing")
+    fn: int = Field(description="pass, oracle failing")
+    tn: int = Field(description="pass, oracle passing")
+    errors: int
+    skipped: int
+    no_oracle: int = Field(description="pass/block verdicts at stops where the oracle did not run")
+    precision: Ratio
+    recall: Ratio
+    false_block_rate: Ratio
+
+
+class MatrixCell(Model):
+    solved: int
+    runs: int
+    rate: float | None
+
+
+class TaskMatrix(Model):
+    tasks: list[str] = Field(description="hardest first: ascending mean solve rate over configs")
+    configs: list[str]
+    difficulty: list[float | None] = Field(description="per task: mean over configs of the solve rate")
+    cells: list[list[MatrixCell]] = Field(description="cells[task][config]")
+
+
+class CellLink(Model):
+    config: str
+    task: str
+    rep: int
+    run_id: str
+    status: str
+    solved: bool
+    links: dict[str, str] = Field(description="name -> path relative to the output folder (or absolute)")
+
+
+class LedgerInput(Model):
+    path: str
+    lines: int
+    used: int
+    skipped: int
+
+
+class Settings(Model):
+    baseline: str | None
+    confidence: float
+    resamples: int
+    seed: int
+
+
+class Analysis(Model):
+    schema_: Literal["gatebench.analysis/1"] = Field(ANALYSIS_SCHEMA, alias="schema")
+    gatebench: str
+    generated_at: str
+    inputs: list[LedgerInput]
+    settings: Settings
+    baseline: str | None = Field(description="the baseline config, None if it is not in the ledgers")
+    warnings: list[str]
+    methods: dict[str, str]
+    configs: list[ConfigSummary]
+    deltas: list[Delta]
+    counterfactual: list[Counterfactual]
+    gates: list[GateStats]
+    pareto: list[str] = Field(description="configs on the cost (per run) vs solve rate frontier")
+    matrix: TaskMatrix
+    cells: list[CellLink] = Field(
+        description="scored cells and infra-error records with their files, at most `cells_listed_max`"
+    )
+    cells_total: int = Field(description="scored cells + infra-error records, listed or not")
+    cells_listed_max: int
