@@ -96,7 +96,7 @@ def run_gate(kind: str, spec: dict, ctx: GateContext) -> Verdict:
 def load_baseline(paths: Paths, session_id: str) -> dict:
     for p in (paths.session_baseline(session_id), paths.baseline):
         try:
-            return snapshot.read_json(p)
+            return snapshot.read_manifest(p)
         except FileNotFoundError:
             continue
         except (OSError, ValueError) as e:

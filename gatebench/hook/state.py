@@ -75,7 +75,8 @@ def append_event(path: str, event: dict) -> str | None:
     Returns the path actually written, or None if nothing could be written anywhere.
     """
     line = (json.dumps(event, default=str) + "\n").encode()
-    for target in (path, fallback_log()):
+    for target in (path, None):
+        target = target or fallback_log()  # computed only when needed: it imports tempfile
         try:
             os.makedirs(os.path.dirname(target), exist_ok=True)
             fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
