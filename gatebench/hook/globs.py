@@ -9,7 +9,7 @@ file's name at any depth, as in .gitignore. fnmatch alone lets `*` cross `/`, wh
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 
 def _segment(seg: str) -> str:
@@ -62,8 +62,17 @@ class GlobSet:
 
     def __init__(self, patterns: Iterable[str]):
         self.patterns = list(patterns)
+        self.match = self._matcher(self.patterns)
+        # A walk never enters a directory that `prunes`, so for the files it does visit, patterns
+        # ending in "/**" can never match: `match_visited` leaves them out (the commonest ignores).
+        self.match_visited = self._matcher([p for p in self.patterns if not p.endswith("/**")])
+        prefixes = [p[:-3] for p in self.patterns if p.endswith("/**")]
+        self._prune = re.compile("|".join(f"(?:{translate(p)})" for p in prefixes)) if prefixes else None
+
+    @staticmethod
+    def _matcher(patterns: list[str]) -> Callable[[str], bool]:
         suffixes, names, rest = [], set(), []
-        for p in self.patterns:
+        for p in patterns:
             q = p if "/" in p else "**/" + p
             tail = q[3:]
             if q.startswith("**/") and "/" not in tail and tail.startswith("*") and not _MAGIC & set(tail[1:]):
@@ -72,19 +81,17 @@ class GlobSet:
                 names.add(tail)
             else:
                 rest.append(p)
-        self._suffixes = tuple(suffixes)
-        self._names = names
-        self._re = re.compile("|".join(f"(?:{translate(p)})" for p in rest)) if rest else None
-        # Directories that can be skipped whole: patterns ending in "/**".
-        prefixes = [p[:-3] for p in self.patterns if p.endswith("/**")]
-        self._prune = re.compile("|".join(f"(?:{translate(p)})" for p in prefixes)) if prefixes else None
+        suffixes_t = tuple(suffixes)
+        regex = re.compile("|".join(f"(?:{translate(p)})" for p in rest)) if rest else None
 
-    def match(self, path: str) -> bool:
-        if self._suffixes and path.endswith(self._suffixes):
-            return True
-        if self._names and path.rpartition("/")[2] in self._names:
-            return True
-        return bool(self._re and self._re.fullmatch(path))
+        def match(path: str) -> bool:
+            if suffixes_t and path.endswith(suffixes_t):
+                return True
+            if names and path.rpartition("/")[2] in names:
+                return True
+            return bool(regex and regex.fullmatch(path))
+
+        return match
 
     def prunes(self, dirpath: str) -> bool:
         return bool(self._prune and self._prune.fullmatch(dirpath))

@@ -56,8 +56,8 @@ def walk(root: str, ignore: GlobSet, cache: dict | None = None, cache_time_ns: i
     errors: list[str] = []
     hashed = 0
     trusted_before = cache_time_ns - RACY_NS
-    ignored, prunes = ignore.match, ignore.prunes
-    S_ISDIR, S_ISREG, S_ISLNK = stat.S_ISDIR, stat.S_ISREG, stat.S_ISLNK
+    ignored, prunes = ignore.match_visited, ignore.prunes
+    S_ISREG, S_ISLNK = stat.S_ISREG, stat.S_ISLNK
     stack = [("", root)]
     while stack:
         rel_dir, abs_dir = stack.pop()
@@ -70,29 +70,32 @@ def walk(root: str, ignore: GlobSet, cache: dict | None = None, cache_time_ns: i
             for entry in it:
                 rel = rel_dir + entry.name
                 try:
+                    if entry.is_dir(follow_symlinks=False):  # from d_type: no stat call
+                        if not prunes(rel):
+                            stack.append((rel + "/", entry.path))
+                        continue
+                    if ignored(rel):
+                        continue
                     st = entry.stat(follow_symlinks=False)
                 except OSError as e:
                     errors.append(f"cannot stat {rel}: {e.strerror}")
                     continue
                 mode = st.st_mode
-                if S_ISDIR(mode):
-                    if not prunes(rel):
-                        stack.append((rel + "/", entry.path))
-                    continue
-                if not (S_ISREG(mode) or S_ISLNK(mode)) or ignored(rel):
+                if not (S_ISREG(mode) or S_ISLNK(mode)):
                     continue
                 mtime, size = st.st_mtime_ns, st.st_size
                 c = cache.get(rel)
                 if c is not None and c[0] == mtime and c[1] == size and c[2] == st.st_ino and c[4] == mode \
                         and mtime < trusted_before:
-                    sha = c[3]
-                else:
-                    try:
-                        sha = _hash_link(entry.path) if S_ISLNK(mode) else _hash_file(entry.path)
-                    except OSError as e:
-                        errors.append(f"cannot read {rel}: {e.strerror}")
-                        continue
-                    hashed += 1
+                    manifest[rel] = [c[3], size, mode]
+                    new_cache[rel] = c  # unchanged: keep the cached record as it is
+                    continue
+                try:
+                    sha = _hash_link(entry.path) if S_ISLNK(mode) else _hash_file(entry.path)
+                except OSError as e:
+                    errors.append(f"cannot read {rel}: {e.strerror}")
+                    continue
+                hashed += 1
                 manifest[rel] = [sha, size, mode]
                 new_cache[rel] = (mtime, size, st.st_ino, sha, mode)
     return Walk(manifest, new_cache, hashed, errors)
