@@ -160,9 +160,12 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
         stray = [p for p in d.created if stray_globs.match(p)]
         event["diff"] = diff_summary(d, touched, stray)
         event["snapshot"] = {"files": len(walked.manifest), "hashed": walked.hashed}
+        bench = resolved.get("mode") == "bench"
+        if bench:  # finalize reuses this stop's oracle result only if the final tree hashes the same
+            event["snapshot"]["tree"] = snapshot.tree_hash(walked.manifest)
 
         oracle_result = None
-        if resolved.get("mode") == "bench" and resolved.get("oracle"):
+        if bench and resolved.get("oracle"):
             from gatebench.oracle import run_oracle
 
             o = resolved["oracle"]

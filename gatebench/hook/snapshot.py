@@ -101,6 +101,17 @@ def walk(root: str, ignore: GlobSet, cache: dict | None = None, cache_time_ns: i
     return Walk(manifest, new_cache, hashed, errors)
 
 
+def tree_hash(manifest: Manifest) -> str:
+    """One hash for a whole tree (paths, contents, modes): what a stop judged, comparable later."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for path in sorted(manifest):
+        sha, _size, mode = manifest[path]
+        h.update(f"{path}\0{sha}\0{mode:o}\n".encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
+
+
 class Diff:
     __slots__ = ("changed", "created", "deleted")
 

@@ -15,7 +15,7 @@ class CellMeta(BaseModel):
     run_id: str | None = None
     seed: int = 0
     created_at: str
-    task_hash: str = Field(description="content hash of tasks/<ID> (task.yaml + repo)")
+    task_hash: str = Field(description="content hash of tasks/<ID> and hidden/<ID>")
     config_hash: str
     hidden_dir: str
     reference_dir: str

@@ -24,6 +24,7 @@ class GateVerdictRecord(Open):
     verdict: VerdictKind
     seconds: float = 0.0
     cost_usd: float = 0.0
+    error: str | None = Field(None, description="why the gate could not do its job (verdict error)")
 
 
 class StopRecord(Open):
@@ -55,6 +56,9 @@ class OracleSummary(Open):
     seconds: float = 0.0
     failing: list[str] = Field(default_factory=list)
     error: str | None = None
+    reused_from_stop: int | None = Field(
+        None, description="the final tree hashed exactly as this stop's: its oracle result was reused"
+    )
 
 
 class Versions(Open):
@@ -75,6 +79,9 @@ class SimTruth(Open):
     seed: int
     first_state: str = Field(description="'reference' or 'inject:<name>'")
     states: list[str] = Field(default_factory=list, description="every end state written, in order")
+    final_state: str | None = None
+    actions: list[str] = Field(default_factory=list, description="what the scripted agent did, in order")
+    reviews: list[dict] = Field(default_factory=list, description="sim reviewer verdicts and the truth behind them")
 
 
 class ResultRecord(Open):
@@ -111,6 +118,12 @@ class ResultRecord(Open):
     finished_at: str | None = None
     versions: Versions
     sim: SimTruth | None = None
+    seed: int | None = None
+    session_id: str | None = None
+    terminal_reason: str | None = Field(None, description="Claude Code's result.terminal_reason")
+    gate_errors: int = Field(0, description="gate verdicts of `error` over all stops")
+    timing: dict[str, float] = Field(default_factory=dict, description="seconds by phase: prep, worker, hook, ...")
+    transcript_check: dict[str, int] = Field(default_factory=dict, description="hook runs seen in the transcript")
     paths: dict[str, str] = Field(default_factory=dict, description="work, events, stream, transcript")
 
     @property

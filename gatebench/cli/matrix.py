@@ -1,0 +1,104 @@
+"""`gatebench matrix`: run every (config, task, rep) cell, N at a time, into a ledger."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+HELP = "run a config x task x rep matrix in parallel into runs/<run-id>/results.jsonl (resumable)"
+DESCRIPTION = """Prep, run and finalize every cell, --jobs at a time; each finished cell appends one record to
+runs/<run-id>/results.jsonl under a file lock. Resume is the default: rerun the same command (same
+--run-id) and only cells missing from the ledger run. Infra errors are retried (--retries) and never
+scored. At --max-cost-usd no new cell starts. Ctrl-C / SIGTERM stop every cell's processes and leave
+the ledger valid. A preflight checks every task, config and the CLI (and credentials for --worker
+claude) before anything runs, and prints the cell count and a cost estimate."""
+
+
+def _list(value: str) -> list[str]:
+    return [v for v in (x.strip() for x in value.split(",")) if v]
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from gatebench.workers import WorkerOptions
+
+    d = WorkerOptions()
+    p.add_argument("--configs", type=_list, nargs="+", metavar="NAME",
+                   help="config names, space- or comma-separated (default: every configs/*.yaml)")
+    p.add_argument("--tasks", type=_list, nargs="+", metavar="ID",
+                   help="task ids, space- or comma-separated (default: every tasks/T*)")
+    p.add_argument("--reps", type=int, default=1, help="repetitions per (config, task) (default 1)")
+    p.add_argument("--jobs", type=int, default=1, help="cells run at the same time (default 1)")
+    p.add_argument("--worker", default="sim", help="sim (default, offline, free) or claude (real API, paid)")
+    p.add_argument("--model", default=d.model, help=f"model id, the same for every cell (default {d.model})")
+    p.add_argument("--max-turns", type=int, default=d.max_turns, help=f"turn cap per cell (default {d.max_turns})")
+    p.add_argument("--timeout-s", type=float, default=d.timeout_s, help=f"wall cap per cell (default {d.timeout_s:g})")
+    p.add_argument("--max-budget-usd", type=float, default=d.max_budget_usd,
+                   help=f"dollar cap per cell, passed to the CLI (default {d.max_budget_usd:g})")
+    p.add_argument("--max-cost-usd", type=float, help="ceiling for the whole run: no new cell starts beyond it")
+    p.add_argument("--policy", default=d.policy, help="sim agent policy in configs/sim/ (default: default)")
+    p.add_argument("--run-id", help="run folder name under runs/ (default: a timestamp); reuse it to resume")
+    p.add_argument("--runs-dir", type=Path, help="where run folders go (default: runs/ in the project)")
+    p.add_argument("--retries", type=int, default=2, help="reruns of a cell after an infra error (default 2)")
+    p.add_argument("--seed", type=int, default=0, help="base seed for the sim agent (default 0: per task and rep)")
+    p.add_argument("--est-cost-per-cell", type=float,
+                   help="for the cost estimate (default: the ledger's mean so far, else the per-cell cap)")
+    p.add_argument("--dry-run", action="store_true", help="preflight and plan only; run nothing, write nothing")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from gatebench import ledger
+    from gatebench.cli import EXIT_FAIL, EXIT_INTERRUPTED, UsageError
+    from gatebench.matrix import (
+        Matrix,
+        MatrixSpec,
+        all_configs,
+        check_pinned,
+        default_run_id,
+        default_tasks,
+        plan,
+        preflight,
+        write_run_json,
+    )
+    from gatebench.workers import WorkerOptions
+
+    if args.retries < 0:
+        raise UsageError("--retries must be >= 0")
+    opts = WorkerOptions(model=args.model, max_turns=args.max_turns, timeout_s=args.timeout_s,
+                         max_budget_usd=args.max_budget_usd, policy=args.policy)
+    configs = [c for group in args.configs or [] for c in group]
+    tasks = [t for group in args.tasks or [] for t in group]
+    spec = MatrixSpec(configs=configs or all_configs(), tasks=tasks or default_tasks(), reps=args.reps,
+                      jobs=args.jobs, worker=args.worker, opts=opts, max_cost_usd=args.max_cost_usd,
+                      run_id=args.run_id or default_run_id(), retries=args.retries, seed=args.seed)
+    if args.runs_dir:
+        spec.runs_dir = args.runs_dir.absolute()
+    pre = preflight(spec)
+    check_pinned(spec)
+    cells = plan(spec)
+    records = ledger.read(spec.ledger)
+    done = {r.get("cell_id") for r in records} & {c.id for c in cells}
+    todo = len(cells) - len(done)
+    costs = [float(r.get("cost_usd") or 0) + float(r.get("reviewer_cost_usd") or 0) for r in records]
+    per_cell = args.est_cost_per_cell
+    basis = "--est-cost-per-cell"
+    if per_cell is None:
+        per_cell, basis = ((sum(costs) / len(costs), "mean of this run's ledger") if costs
+                           else (opts.max_budget_usd, "the per-cell cap (an upper bound)"))
+    est = per_cell * todo
+    fake = " (sim: fake dollars from the CLI's price table, nothing is paid)" if spec.worker == "sim" else ""
+    print(f"[preflight] {len(spec.configs)} config(s) x {len(spec.tasks)} task(s) x {spec.reps} rep(s) = {len(cells)} "
+          f"cells; {len(done)} done, {todo} to run; worker {spec.worker}, model {opts.model}, CLI {pre['cli_version']}")
+    print(f"[preflight] cost estimate ${est:.2f} (${per_cell:.2f}/cell, {basis}){fake}"
+          + (f"; ceiling ${spec.max_cost_usd:g}" if spec.max_cost_usd is not None else ""))
+    if args.dry_run:
+        return 0
+    write_run_json(spec, pre)
+    summary = Matrix(spec).run()
+    print(json.dumps(summary, indent=1) if args.json else
+          f"[matrix] {summary['recorded']}/{summary['cells']} cells recorded, {summary['solved']} solved, "
+          f"{summary['infra_error']} infra errors, ${summary['cost_usd']:.2f}; ledger {summary['ledger']}")
+    if summary["interrupted"]:
+        return EXIT_INTERRUPTED
+    return EXIT_FAIL if summary["infra_error"] or summary["recorded"] < summary["cells"] else 0

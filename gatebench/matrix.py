@@ -1,0 +1,434 @@
+"""`gatebench matrix`: every (config, task, rep) cell, N at a time, each finished cell one ledger line.
+
+Each cell is prepped here (atomically), then run and finalized by a child process in its own session
+(forked from a server that has the worker and finalize modules loaded), which this process can stop
+as a whole. Resume is the default: a cell
+is done when its record is in the ledger. An infra error is retried (bounded, `retries`); its
+attempts go to `infra.jsonl`, and only the last one reaches the ledger, so the ledger holds exactly
+one record per cell. Once the dollars recorded reach the ceiling no new cell starts. SIGINT/SIGTERM
+stop every cell's processes; cells cut that way are not recorded and rerun on resume.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import multiprocessing.process
+import os
+import signal
+import sys
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TextIO
+
+from gatebench import ledger
+from gatebench.cell import CellPaths
+from gatebench.cli import UsageError
+from gatebench.configs import load_config
+from gatebench.paths import configs_dir, project_root
+from gatebench.prep import prep, seed_for
+from gatebench.tasks import load_task, task_ids
+from gatebench.workers import WORKERS, WorkerOptions
+from gatebench.workers.launch import cell_marker, reap
+
+# Options that must not change within a run: the same caps for every cell, or the comparison is confounded.
+PINNED = ("worker", "model", "max_turns", "timeout_s", "max_budget_usd", "policy")
+
+
+@dataclass
+class MatrixSpec:
+    configs: list[str]
+    tasks: list[str]
+    reps: int = 1
+    jobs: int = 1
+    worker: str = "sim"
+    opts: WorkerOptions = field(default_factory=WorkerOptions)
+    max_cost_usd: float | None = None
+    run_id: str = ""
+    runs_dir: Path = field(default_factory=lambda: project_root() / "runs")
+    retries: int = 2
+    seed: int = 0
+
+    @property
+    def run_dir(self) -> Path:
+        return self.runs_dir / self.run_id
+
+    @property
+    def ledger(self) -> Path:
+        return self.run_dir / "results.jsonl"
+
+    @property
+    def infra_log(self) -> Path:
+        return self.run_dir / "infra.jsonl"
+
+    def pinned(self) -> dict:
+        o = self.opts
+        return {"worker": self.worker, "model": o.model, "max_turns": o.max_turns, "timeout_s": o.timeout_s,
+                "max_budget_usd": o.max_budget_usd, "policy": o.policy if self.worker == "sim" else None}
+
+
+@dataclass(frozen=True)
+class Cell:
+    config: str
+    task: str
+    rep: int
+
+    @property
+    def id(self) -> str:
+        return f"{self.config}/{self.task}/{self.rep}"
+
+    def dir(self, run_dir: Path) -> Path:
+        return run_dir / "cells" / self.config / self.task / f"r{self.rep}"
+
+
+def default_run_id() -> str:
+    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+
+
+def all_configs() -> list[str]:
+    return sorted(p.stem for p in configs_dir().glob("*.yaml"))
+
+
+def plan(spec: MatrixSpec) -> list[Cell]:
+    return [Cell(c, t, r) for r in range(spec.reps) for t in spec.tasks for c in spec.configs]
+
+
+def preflight(spec: MatrixSpec, env: dict | None = None) -> dict:
+    """Everything checked before the first cell, above all before the first paid call. Raises UsageError."""
+    env = dict(os.environ if env is None else env)
+    if spec.worker not in WORKERS:
+        raise UsageError(f"unknown worker {spec.worker!r} (known: {', '.join(sorted(WORKERS))})")
+    if not spec.configs or not spec.tasks:
+        raise UsageError("nothing to run: no configs or no tasks")
+    if spec.reps < 1 or spec.jobs < 1:
+        raise UsageError("--reps and --jobs must be at least 1")
+    names = {}
+    for c in spec.configs:
+        cfg = load_config(c)
+        if cfg.name != Path(c).stem:
+            raise UsageError(f"config {c}: its name {cfg.name!r} differs from the file name; cells are named by it")
+        names[c] = cfg.name
+    for t in spec.tasks:
+        tf = load_task(t)
+        if not tf.hidden.is_dir():
+            raise UsageError(f"task {t}: hidden tests {tf.hidden} not found")
+        tf.injections()
+    if spec.worker == "sim":
+        from gatebench.workers.sim import load_policy
+
+        load_policy(spec.opts.policy)
+    from gatebench.claude_cli import ClaudeNotFoundError, cli_version, find_claude
+
+    try:
+        version = cli_version(find_claude(env))
+    except ClaudeNotFoundError as e:
+        raise UsageError(str(e))
+    if spec.worker == "claude":
+        from gatebench.workers.claude import credential_problem
+
+        problem = credential_problem(env)
+        if problem:
+            raise UsageError(problem)
+    return {"cli_version": version}
+
+
+def check_pinned(spec: MatrixSpec) -> None:
+    """A resumed run must keep its caps; a new run records them."""
+    path = spec.run_dir / "run.json"
+    if path.exists():
+        old = json.loads(path.read_text()).get("pinned", {})
+        diff = {k: (old.get(k), v) for k, v in spec.pinned().items() if old.get(k) != v}
+        if diff:
+            what = ", ".join(f"{k}: {a!r} -> {b!r}" for k, (a, b) in diff.items())
+            raise UsageError(f"run {spec.run_id} was started with other settings ({what}); "
+                             "the same caps must hold for every cell: use a new --run-id")
+
+
+def write_run_json(spec: MatrixSpec, pre: dict) -> None:
+    path = spec.run_dir / "run.json"
+    if path.exists():
+        return
+    spec.run_dir.mkdir(parents=True, exist_ok=True)
+    data = {"run_id": spec.run_id, "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "pinned": spec.pinned(), "cli_version": pre.get("cli_version"), "seed": spec.seed}
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n")
+    tmp.replace(path)
+
+
+def fmt_s(s: float) -> str:
+    s = int(max(s, 0))
+    return f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{s}s"
+
+
+class Progress:
+    def __init__(self, total: int, done: list[dict], out: TextIO):
+        self.total, self.out = total, out
+        self.done = len(done)
+        self.solved = sum(1 for r in done if r.get("solved"))
+        self.cost = sum(float(r.get("cost_usd") or 0) + float(r.get("reviewer_cost_usd") or 0) for r in done)
+        self.infra = sum(1 for r in done if r.get("status") == "infra_error")
+        self.t0 = time.monotonic()
+        self.finished_here = 0
+        self.lock = threading.Lock()
+
+    def add_cost(self, usd: float) -> None:
+        with self.lock:
+            self.cost += usd
+
+    def record(self, rec: dict) -> None:
+        with self.lock:
+            self.done += 1
+            self.finished_here += 1
+            self.solved += bool(rec.get("solved"))
+            self.infra += rec.get("status") == "infra_error"
+            left = self.total - self.done
+            rate = (time.monotonic() - self.t0) / self.finished_here
+            print(f"[matrix] {self.done}/{self.total} cells | solved {self.solved} | ${self.cost:.2f} | "
+                  f"infra {self.infra} | ETA {fmt_s(rate * left)} | {rec.get('cell_id')}: {rec.get('status')}"
+                  f"{' solved' if rec.get('solved') else ''}", file=self.out, flush=True)
+
+
+class Matrix:
+    def __init__(self, spec: MatrixSpec, out: TextIO = sys.stderr):
+        self.spec, self.out = spec, out
+        self.stop = threading.Event()
+        self.procs: dict[int, multiprocessing.process.BaseProcess] = {}
+        self.procs_lock = threading.Lock()
+        self.progress: Progress | None = None
+        self.not_started: list[str] = []
+
+    # ---------------------------------------------------------------- one cell
+
+    def _run_child(self, cell_dir: Path, attempt: int, prep_s: float) -> int | None:
+        """Run and finalize the cell in a child forked from a preloaded server: a fresh `gatebench run` process
+        would spend a third of a second per cell importing what the server has imported once."""
+        o = self.spec.opts
+        opts = {"model": o.model, "max_turns": o.max_turns, "timeout_s": o.timeout_s,
+                "max_budget_usd": o.max_budget_usd, "policy": o.policy, "attempt": attempt}
+        proc = _forkserver().Process(target=cell_child, args=(str(cell_dir), self.spec.worker, opts, prep_s),
+                                     name=f"cell {cell_dir.name}", daemon=False)
+        proc.start()
+        with self.procs_lock:
+            self.procs[proc.pid] = proc
+        if self.stop.is_set():  # the stop came between the caller's check and the start
+            _signal_group(proc.pid, signal.SIGTERM)
+        try:
+            # The child enforces the wall cap itself; this bound only guards against a wedged child.
+            proc.join(timeout=self.spec.opts.timeout_s + 300)
+            if proc.exitcode is None:
+                _signal_group(proc.pid, signal.SIGKILL)
+                proc.join()
+        finally:
+            with self.procs_lock:
+                self.procs.pop(proc.pid, None)
+            reap(cell_marker(cell_dir))
+        return proc.exitcode
+
+    def _attempt(self, cell: Cell, attempt: int) -> dict | None:
+        spec = self.spec
+        cell_dir = cell.dir(spec.run_dir)
+        t0 = time.monotonic()
+        try:
+            prep(cell.task, cell.config, cell_dir, rep=cell.rep, run_id=spec.run_id, force=True,
+                 seed=seed_for(cell.task, cell.rep, spec.seed))
+        except UsageError:
+            raise
+        except Exception as e:
+            return self._bare_record(cell, attempt, f"prep failed: {type(e).__name__}: {e}")
+        prep_s = time.monotonic() - t0
+        if self.stop.is_set():
+            return None
+        self._run_child(cell_dir, attempt, prep_s)
+        if self.stop.is_set():
+            return None  # cut by the user: not a result, rerun on resume
+        cp = CellPaths(cell_dir)
+        if not cp.result.exists():
+            # The child died before finalize (crash, OOM kill): score what is there, it is an infra error.
+            from gatebench.finalize import finalize
+
+            try:
+                rec = finalize(cp, attempt_no=attempt, extra_timing={"prep_s": round(prep_s, 4)})
+                tail = (cell_dir / "run.log").read_text(errors="replace")[-800:].strip()
+                if rec.status == "infra_error" and tail:
+                    rec.error = f"{rec.error}; the cell's process said: {tail}"
+                    cp.result.write_text(rec.model_dump_json(indent=1) + "\n")
+            except Exception as e:
+                tail = (cell_dir / "run.log").read_text(errors="replace")[-800:]
+                return self._bare_record(cell, attempt, f"the cell's run process failed and finalize could not "
+                                                        f"score it: {e}; {tail}")
+        rec = json.loads(cp.result.read_text())
+        rec.setdefault("timing", {})["cell_wall_s"] = round(time.monotonic() - t0, 3)
+        paths = rec.get("paths") or {}
+        rec["paths"] = {k: os.path.relpath(v, spec.run_dir) for k, v in paths.items()}
+        return rec
+
+    def _bare_record(self, cell: Cell, attempt: int, error: str) -> dict:
+        """A valid infra_error record for a cell that never got as far as a worker."""
+        from gatebench.models.result import ResultRecord
+        from gatebench.versions import versions
+
+        rec = ResultRecord(run_id=self.spec.run_id, cell_id=cell.id, config=cell.config, task=cell.task, rep=cell.rep,
+                           worker=self.spec.worker, attempt_no=attempt, status="infra_error", error=error[:2000],
+                           solved=False, versions=versions(cli_version=None, model=self.spec.opts.model,
+                                                           task_hash=None, config_hash=None))
+        return rec.model_dump(mode="json")
+
+    def run_cell(self, cell: Cell, prior_attempts: int) -> None:
+        spec = self.spec
+        attempt = prior_attempts + 1
+        while not self.stop.is_set():
+            if self._over_budget():
+                self.not_started.append(cell.id)
+                return
+            rec = self._attempt(cell, attempt)
+            if rec is None:
+                return
+            self.progress.add_cost(float(rec.get("cost_usd") or 0) + float(rec.get("reviewer_cost_usd") or 0))
+            last = attempt >= 1 + spec.retries
+            if rec.get("status") == "infra_error" and not last:
+                ledger.append(spec.infra_log, {**_infra_line(rec, cell, attempt), "final": False})
+                print(f"[matrix] {cell.id}: infra error (attempt {attempt}), retrying: {rec.get('error')}",
+                      file=self.out, flush=True)
+                attempt += 1
+                continue
+            if rec.get("status") == "infra_error":
+                ledger.append(spec.infra_log, {**_infra_line(rec, cell, attempt), "final": True})
+            ledger.append(spec.ledger, rec)
+            self.progress.record(rec)
+            return
+
+    def _over_budget(self) -> bool:
+        ceiling = self.spec.max_cost_usd
+        return ceiling is not None and self.progress.cost >= ceiling
+
+    # ---------------------------------------------------------------- the whole run
+
+    def kill_all(self, sig: int = signal.SIGTERM) -> None:
+        self.stop.set()
+        with self.procs_lock:
+            procs = list(self.procs.values())
+        for p in procs:
+            _signal_group(p.pid, sig)
+
+    def run(self) -> dict:
+        spec = self.spec
+        cells = plan(spec)
+        if spec.ledger.exists():
+            ledger.repair(spec.ledger)
+        records = ledger.read(spec.ledger)
+        done_ids = {r.get("cell_id") for r in records}
+        wanted = {c.id for c in cells}
+        done = [r for r in records if r.get("cell_id") in wanted]
+        attempts: dict[str, int] = {}
+        for line in ledger.read(spec.infra_log):
+            attempts[line.get("cell_id")] = max(attempts.get(line.get("cell_id"), 0), int(line.get("attempt_no") or 0))
+        todo = [c for c in cells if c.id not in done_ids]
+        reap(f"{spec.run_dir.resolve()}/")  # leftovers of an earlier matrix that was killed with its workers
+        self.progress = Progress(len(cells), done, self.out)
+        self.progress.add_cost(sum(float(x.get("cost_usd") or 0) for x in ledger.read(spec.infra_log)
+                                   if not x.get("final")))
+        print(f"[matrix] run {spec.run_id}: {len(cells)} cells, {len(done)} already in the ledger, "
+              f"{len(todo)} to run, {spec.jobs} at a time", file=self.out, flush=True)
+        interrupted = False
+        old_term = signal.signal(signal.SIGTERM, lambda *_: self.kill_all()) \
+            if threading.current_thread() is threading.main_thread() else None
+        pool = ThreadPoolExecutor(max_workers=spec.jobs, thread_name_prefix="cell")
+        try:
+            futures = {pool.submit(self.run_cell, c, attempts.get(c.id, 0)) for c in todo}
+            pending = set(futures)
+            while pending:
+                finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                for f in finished:
+                    f.result()
+        except KeyboardInterrupt:
+            interrupted = True
+            self.kill_all()
+        finally:
+            if interrupted or self.stop.is_set():
+                self.kill_all()
+            pool.shutdown(wait=True, cancel_futures=True)
+            if old_term is not None:
+                signal.signal(signal.SIGTERM, old_term)
+        final = [r for r in ledger.read(spec.ledger) if r.get("cell_id") in wanted]
+        summary = {"run_id": spec.run_id, "cells": len(cells), "recorded": len({r["cell_id"] for r in final}),
+                   "solved": sum(1 for r in final if r.get("solved")),
+                   "infra_error": sum(1 for r in final if r.get("status") == "infra_error"),
+                   "cost_usd": round(self.progress.cost, 4), "not_started_cost_ceiling": sorted(self.not_started),
+                   "interrupted": interrupted or self.stop.is_set(), "ledger": str(spec.ledger)}
+        if self.not_started:
+            print(f"[matrix] cost ceiling ${spec.max_cost_usd:g} reached: {len(self.not_started)} cell(s) not started",
+                  file=self.out, flush=True)
+        return summary
+
+
+def _infra_line(rec: dict, cell: Cell, attempt: int) -> dict:
+    return {"cell_id": cell.id, "attempt_no": attempt, "status": "infra_error", "error": rec.get("error"),
+            "cost_usd": rec.get("cost_usd", 0.0), "ts": datetime.now(UTC).isoformat(timespec="seconds")}
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        try:  # the child may not have made its own group yet
+            os.kill(pgid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+_FORKSERVER = None
+_FORKSERVER_LOCK = threading.Lock()
+
+
+def _forkserver():
+    """A multiprocessing context whose server has gatebench's worker and finalize modules loaded.
+
+    When this process dies, even by kill -9, the server sees its pipe close and exits; the cell children
+    it forked then see their parent change, which their launcher treats as "stop everything now".
+    """
+    global _FORKSERVER
+    with _FORKSERVER_LOCK:
+        if _FORKSERVER is None:
+            ctx = multiprocessing.get_context("forkserver")
+            ctx.set_forkserver_preload(["gatebench.matrix", "gatebench.workers.sim", "gatebench.workers.claude",
+                                        "gatebench.finalize"])
+            _FORKSERVER = ctx
+        return _FORKSERVER
+
+
+def _term(*_: object) -> None:
+    raise KeyboardInterrupt
+
+
+def cell_child(cell_dir: str, worker: str, opts: dict, prep_s: float) -> None:
+    """The body of one cell's child process: run the worker, then finalize. Output goes to <cell>/run.log."""
+    os.setsid()  # its own group, which the matrix stops as a whole
+    signal.signal(signal.SIGTERM, _term)
+    signal.signal(signal.SIGINT, _term)
+    fd = os.open(os.path.join(cell_dir, "run.log"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    from gatebench.finalize import finalize
+    from gatebench.workers import WorkerOptions, run_worker
+
+    cell = CellPaths(Path(cell_dir))
+    try:
+        info = run_worker(worker, cell, WorkerOptions(**opts))
+        print(f"worker {worker}: rc={info.get('rc')} wall={info.get('wall_s')} killed={info.get('killed')}", flush=True)
+        finalize(cell, attempt_no=opts["attempt"], extra_timing={"prep_s": round(prep_s, 4)})
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+        sys.exit(130)
+    except UsageError as e:
+        print(f"gatebench: error: {e}", flush=True)
+        sys.exit(2)
+
+
+def default_tasks() -> list[str]:
+    return task_ids(project_root())

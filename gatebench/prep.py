@@ -1,0 +1,148 @@
+"""`gatebench prep`: make one cell — a fresh work copy of a task with the hook installed in bench mode.
+
+The cell is built in a hidden sibling folder and renamed into place at the end, so a failure at any
+step leaves nothing behind (and a half-built cell can never be mistaken for a prepared one). Paths
+written into the cell (the resolved config, the hook command, the deny rules) name the final
+location, not the temporary one; the baseline snapshot is path-free, so the rename keeps it valid.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+
+from gatebench import settings as st
+from gatebench.benchstate import bench_resolved
+from gatebench.cell import CellPaths
+from gatebench.cli import UsageError
+from gatebench.configs import load_config, write_resolved
+from gatebench.hook.defaults import SETTINGS_TIMEOUT_MARGIN_S
+from gatebench.hook.globs import GlobSet
+from gatebench.hook.snapshot import take_baseline
+from gatebench.hook.state import Paths
+from gatebench.install import read_settings, write_settings
+from gatebench.models.cell import CellMeta
+from gatebench.tasks import TaskFiles, copy_tree, load_task, tree_hash
+
+GIT_ID = ["-c", "user.name=gatebench", "-c", "user.email=gatebench@localhost", "-c", "commit.gpgsign=false",
+          "-c", "core.hooksPath=/dev/null", "-c", "init.defaultBranch=main"]
+# Fixed dates make the baseline commit id a function of the content alone.
+GIT_ENV = {"GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z",
+           "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_TERMINAL_PROMPT": "0"}
+
+
+def seed_for(task: str, rep: int, base: int = 0) -> int:
+    """The sim agent's seed: the same for a (task, rep) under every config, so configs are compared on
+    identical first attempts (a paired design), and different across reps."""
+    digest = hashlib.sha256(f"{base}:{task}:{rep}".encode()).hexdigest()
+    return int(digest[:8], 16)
+
+
+def session_id_for(cell_root: Path, attempt: int = 1) -> str:
+    """A fixed session id per cell (and retry), so the transcript's file name is known in advance."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"gatebench:{cell_root.resolve()}:{attempt}"))
+
+
+def deny_rules(paths: list[Path]) -> list[str]:
+    """Claude Code permission rules that keep the agent's file tools out of the bench's private folders.
+
+    `//` marks an absolute path in Claude Code's rule syntax. Bash cannot be fenced this way; the
+    leak scan in finalize catches any tool call, Bash included, that names these paths.
+    """
+    rules = []
+    for p in paths:
+        a = str(p.resolve())
+        rules += [f"Read(/{a}/**)", f"Edit(/{a}/**)"]
+    return rules
+
+
+def work_settings(current: dict, python: str, state: Path, timeout_s: int, deny: list[str]) -> dict:
+    out = st.add(current, python, str(state), timeout_s)
+    perms = dict(out.get("permissions") or {})
+    perms["deny"] = [*[r for r in perms.get("deny", []) if r not in deny], *deny]
+    out["permissions"] = perms
+    return out
+
+
+def git_baseline(repo: Path) -> str:
+    env = {**os.environ, **GIT_ENV}
+
+    def git(*args: str) -> str:
+        r = subprocess.run(["git", *GIT_ID, *args], cwd=repo, env=env, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise OSError(f"git {args[0]} failed in {repo}: {r.stderr.strip()[:500]}")
+        return r.stdout.strip()
+
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-q", "--no-verify", "-m", "baseline")
+    try:  # the commit's id without one more git process (prep runs once per cell)
+        return (repo / ".git" / "refs" / "heads" / "main").read_text().strip()
+    except OSError:
+        return git("rev-parse", "HEAD")
+
+
+def _build(tmp: CellPaths, final: CellPaths, tf: TaskFiles, cfg_name: str, cfg, *, rep: int,
+           run_id: str | None, seed: int, python: str) -> CellMeta:
+    copy_tree(tf.repo, tmp.repo)
+    resolved = bench_resolved(cfg, tf, final.repo, final.state, python)
+    sfile = tmp.repo / ".claude" / "settings.json"
+    current = read_settings(sfile)
+    timeout = int(cfg.budget.hook_seconds + SETTINGS_TIMEOUT_MARGIN_S)
+    deny = deny_rules([tf.hidden, tf.reference, tf.inject, final.state])
+    write_settings(sfile, work_settings(current, python, final.state, timeout, deny))
+    commit = git_baseline(tmp.repo)
+    # After the settings and the commit, so neither shows up as the agent's change.
+    paths = Paths(str(tmp.state))
+    write_resolved(resolved, Path(paths.config))
+    base = take_baseline(str(tmp.repo), GlobSet(resolved.ignore), str(Path(paths.baseline).parent),
+                         GlobSet(resolved.protected), paths.blobs)
+    if base["errors"]:
+        raise OSError(f"baseline snapshot of {tmp.repo} incomplete: {base['errors'][:3]}")
+    tmp.home.mkdir()
+    meta = CellMeta(
+        task=tf.id, config=cfg_name, rep=rep, run_id=run_id, seed=seed,
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        task_hash=tree_hash(tf.dir, tf.hidden), config_hash=resolved.config_hash,
+        hidden_dir=str(tf.hidden.resolve()), reference_dir=str(tf.reference.resolve()),
+        inject_dir=str(tf.inject.resolve()), baseline_commit=commit,
+    )
+    tmp.meta.write_text(meta.model_dump_json(indent=1) + "\n")
+    return meta
+
+
+def prep(task_id: str, config: str, out: Path, *, rep: int = 0, run_id: str | None = None,
+         seed: int | None = None, python: str | None = None, force: bool = False) -> CellMeta:
+    """Make the cell `out` (see gatebench/cell.py for its layout). Bad input raises UsageError, nothing written."""
+    tf = load_task(task_id)
+    cfg = load_config(config)
+    if not tf.hidden.is_dir():
+        raise UsageError(f"task {task_id}: hidden tests {tf.hidden} not found")
+    out = out.absolute()
+    if out.exists() and not force:
+        raise UsageError(f"{out} already exists; pass --force to replace it")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if force:
+        # Debris of a prep or replace that was killed half-way (kill -9 of the matrix): nobody else owns it.
+        for stale in [*out.parent.glob(f".{out.name}.prep-*"), *out.parent.glob(f".{out.name}.old-*")]:
+            shutil.rmtree(stale, ignore_errors=True)
+    tmp = CellPaths(out.parent / f".{out.name}.prep-{os.getpid()}-{uuid.uuid4().hex[:6]}")
+    tmp.root.mkdir()
+    try:
+        meta = _build(tmp, CellPaths(out), tf, cfg.name, cfg, rep=rep, run_id=run_id,
+                      seed=seed_for(task_id, rep) if seed is None else seed, python=python or sys.executable)
+        if out.exists():
+            trash = out.parent / f".{out.name}.old-{uuid.uuid4().hex[:6]}"
+            out.rename(trash)
+            shutil.rmtree(trash, ignore_errors=True)
+        tmp.root.rename(out)
+    except BaseException:
+        shutil.rmtree(tmp.root, ignore_errors=True)
+        raise
+    return meta

@@ -1,0 +1,138 @@
+"""Worker `sim`: the real Claude Code CLI against gatebench's fake Messages API, in this process.
+
+The fake API plays the scripted agent of gatebench.sim.agent (a seeded policy from configs/sim/) and,
+when gatebench.sim.reviewer is present, the sim reviewers of gate-3, judging against the state the
+agent last wrote. The truth the agent knows by construction goes into worker.json under `sim`.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from gatebench.cell import CellPaths
+from gatebench.claude_cli import ClaudeNotFoundError, claude_argv, claude_env, find_claude
+from gatebench.cli import UsageError
+from gatebench.configs import content_hash
+from gatebench.hook.snapshot import read_blob, read_json
+from gatebench.hook.state import Paths
+from gatebench.loading import load_model
+from gatebench.models.cell import CellMeta
+from gatebench.models.sim import SimPolicy
+from gatebench.models.task import Inject
+from gatebench.paths import project_root
+from gatebench.prep import session_id_for
+from gatebench.sim.agent import REFERENCE, AgentBrain
+from gatebench.sim.server import FakeMessagesApi
+from gatebench.workers.launch import CELL_ENV, cell_args_note, cell_marker, cli_args, launch, task_prompt
+
+_SKIP = {"__pycache__", ".pytest_cache"}
+
+
+def policy_path(name_or_path: str) -> Path:
+    p = Path(name_or_path)
+    if p.suffix in (".yaml", ".yml") or "/" in name_or_path:
+        return p
+    return project_root() / "configs" / "sim" / f"{name_or_path}.yaml"
+
+
+def load_policy(name_or_path: str) -> SimPolicy:
+    p = policy_path(name_or_path)
+    if not p.is_file():
+        known = sorted(x.stem for x in (project_root() / "configs" / "sim").glob("*.yaml"))
+        raise UsageError(f"no sim policy {name_or_path!r}: {p} not found (known: {', '.join(known) or 'none'})")
+    return load_model(p, SimPolicy)
+
+
+def read_files(root: Path) -> dict[str, str]:
+    out = {}
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and not _SKIP.intersection(p.parts) and not p.name.endswith(".pyc"):
+            out[str(p.relative_to(root))] = p.read_text(encoding="utf-8")
+    return out
+
+
+def end_states(meta: CellMeta) -> dict[str, dict]:
+    """The task's known end states as file contents: the reference and every injection."""
+    ref = Path(meta.reference_dir)
+    if not ref.is_dir():
+        raise UsageError(f"task {meta.task}: reference {ref} not found; the sim agent needs it")
+    states = {REFERENCE: {"kind": "reference", "files": read_files(ref), "delete": []}}
+    inj_root = Path(meta.inject_dir)
+    for d in sorted(p for p in inj_root.iterdir() if p.is_dir()) if inj_root.is_dir() else []:
+        inj = load_model(d / "inject.yaml", Inject)
+        files = read_files(d / "files") if (d / "files").is_dir() else {}
+        states[f"inject:{d.name}"] = {"kind": inj.kind, "files": files, "delete": list(inj.delete)}
+    return states
+
+
+def base_contents(state_dir: Path, paths: set[str]) -> dict[str, str | None]:
+    """Base content of each path, from prep's baseline snapshot (exact even if the work copy was touched)."""
+    sp = Paths(str(state_dir))
+    manifest = read_json(sp.baseline)
+    out: dict[str, str | None] = {}
+    for rel in sorted(paths):
+        entry = manifest.get(rel)
+        data = read_blob(sp.blobs, entry[0]) if entry else None
+        out[rel] = data.decode("utf-8") if data is not None else None
+    return out
+
+
+def agent_spec(cell: CellPaths, meta: CellMeta, policy: SimPolicy) -> dict:
+    states = end_states(meta)
+    touched = {p for s in states.values() for p in (*s["files"], *s["delete"])}
+    resolved = read_json(str(cell.state / "config.json"))
+    command = (resolved.get("task") or {}).get("test_command")
+    python = resolved.get("python") or sys.executable
+    hidden = sorted(Path(meta.hidden_dir).glob("*.py"))
+    return {
+        "seed": meta.seed,
+        "policy": policy.model_dump(mode="json"),
+        "cwd": str(cell.repo.resolve()),
+        "base": base_contents(cell.state, touched),
+        "states": states,
+        "test_command": command.replace("{python}", shlex.quote(python)) if command else None,
+        "leak_path": str(hidden[0]) if hidden else None,
+    }
+
+
+def brain_for(agent: AgentBrain, policy: SimPolicy, seed: int):
+    """(brain, reviewer brain or None): the agent alone, or a Router that also serves the sim reviewers."""
+    try:
+        from gatebench.sim.reviewer import REVIEW_MARKER, ReviewerBrain
+    except ImportError:
+        return agent, None
+    from gatebench.sim.brain import Router, prompt_contains
+
+    rb = ReviewerBrain(agent.current_state, policy.reviewer.hit_rate, policy.reviewer.false_block_rate, seed)
+    return Router([("reviewer", prompt_contains(REVIEW_MARKER), rb)], agent, "agent"), rb
+
+
+def run(cell: CellPaths, meta: CellMeta, opts, stop: Callable[[], str | None]) -> dict:
+    try:
+        claude = find_claude()
+    except ClaudeNotFoundError as e:
+        raise UsageError(str(e))
+    policy = load_policy(opts.policy)
+    agent = AgentBrain(agent_spec(cell, meta, policy))
+    brain, reviewers = brain_for(agent, policy, meta.seed)
+    sid = session_id_for(cell.root, opts.attempt)
+    api = FakeMessagesApi(brain, log_path=cell.api_log).start()
+    try:
+        env = claude_env(api.base_url, cell.home, {**opts.extra_env, CELL_ENV: cell_marker(cell.root)})
+        argv = claude_argv(claude, task_prompt(cell.state), cli_args(opts, sid))
+        info = launch(argv, cwd=cell.repo, env=env, stdout=cell.stream, stderr=cell.root / "stderr.log",
+                      timeout_s=opts.timeout_s, stop=stop)
+        api_totals = api.usage_totals()
+    finally:
+        # Shutting the server down waits out its poll tick; nobody needs that wait, the CLI is gone.
+        threading.Thread(target=api.stop, daemon=True).start()
+    truth = agent.truth() | {"policy": policy.name, "policy_hash": content_hash(policy.model_dump(mode="json"))}
+    if reviewers is not None:
+        truth["reviews"] = [{"reviewer": c.reviewer, "n": c.n, "truth": c.truth, "wrong": c.wrong,
+                             "verdict": c.verdict} for c in reviewers.calls]
+    return {**info, "session_id": sid, "model": opts.model, "argv": cell_args_note(argv), "sim": truth,
+            "api": api_totals}

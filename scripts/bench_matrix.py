@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Measure the runner: its own overhead per cell, and what --jobs 3 buys over --jobs 1.
+
+    .venv/bin/python scripts/bench_matrix.py [--configs a,b (default: all)] [--tasks T1,T2,T7] [--reps 1]
+
+Runs the same offline `sim` matrix twice (--jobs 1, then --jobs 3) into a temporary runs folder and prints:
+- overhead per cell = prep + finalize (without its oracle) + the hook's own machinery at every stop
+  (hook time minus its oracle and gates, plus the hook process's start-up, measured here on a cold
+  process exactly as Claude Code starts it), as a share of a whole sim cell (prep + worker + finalize);
+- the wall-time ratio of --jobs 3 to --jobs 1.
+Goals: overhead under 10% of a sim cell; --jobs 3 at most 0.6x the wall of --jobs 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def run_matrix(runs: Path, run_id: str, args: argparse.Namespace, jobs: int) -> float:
+    cmd = [sys.executable, "-m", "gatebench", "matrix", "--worker", "sim", "--configs", args.configs, "--tasks",
+           args.tasks, "--reps", str(args.reps), "--jobs", str(jobs), "--run-id", run_id, "--runs-dir", str(runs)]
+    t0 = time.monotonic()
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    wall = time.monotonic() - t0
+    if r.returncode not in (0, 1):
+        sys.exit(f"matrix failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
+    return wall
+
+
+def hook_startup_s(tmp: Path, n: int = 5) -> float:
+    """Wall of a cold hook process minus the time it reports for itself: the start-up the events cannot see."""
+    from gatebench.prep import prep
+
+    cell = tmp / "hookcell"
+    prep("T1", "none", cell, force=True)
+    settings = json.loads((cell / "repo" / ".claude" / "settings.json").read_text())
+    command = settings["hooks"]["Stop"][0]["hooks"][0]["command"]
+    stdin = json.dumps({"session_id": "s", "cwd": str(cell / "repo"), "prompt_id": "p", "hook_event_name": "Stop",
+                        "stop_hook_active": False, "last_assistant_message": "Done."})
+    samples = []
+    for _ in range(n):
+        t0 = time.monotonic()
+        subprocess.run(command, shell=True, input=stdin, capture_output=True, text=True, cwd=cell / "repo")
+        wall = time.monotonic() - t0
+        last = json.loads((cell / "state" / "events.jsonl").read_text().splitlines()[-1])
+        samples.append(wall - float(last.get("seconds") or 0))
+    return statistics.median(samples)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--configs", help="comma-separated (default: every configs/*.yaml)")
+    ap.add_argument("--tasks", default="T1,T2,T7")
+    ap.add_argument("--reps", type=int, default=1)
+    args = ap.parse_args()
+    os.chdir(ROOT)
+    if not args.configs:
+        args.configs = ",".join(sorted(p.stem for p in (ROOT / "configs").glob("*.yaml")))
+    with tempfile.TemporaryDirectory(prefix="gatebench-bench-matrix-") as t:
+        tmp = Path(t)
+        startup = hook_startup_s(tmp)
+        wall1 = run_matrix(tmp / "runs", "jobs1", args, 1)
+        wall3 = run_matrix(tmp / "runs", "jobs3", args, 3)
+        recs = [json.loads(x) for x in (tmp / "runs" / "jobs1" / "results.jsonl").read_text().splitlines()]
+    rows = []
+    for r in recs:
+        tm = r.get("timing") or {}
+        stops = len(r.get("stops") or [])
+        hook_own = tm.get("hook_s", 0) - tm.get("hook_oracle_s", 0) - tm.get("hook_gates_s", 0) + startup * stops
+        # Everything of the cell's wall that is not the worker or the final oracle is the runner's (prep, the
+        # child process, finalize), plus the hook's own machinery inside the worker's time.
+        cell = tm.get("cell_wall_s", 0)
+        overhead = cell - tm.get("worker_s", 0) - tm.get("final_oracle_s", 0) + hook_own
+        rows.append((overhead, cell, tm, hook_own))
+    n = len(rows)
+    mean = lambda xs: sum(xs) / len(xs)  # noqa: E731
+    ov, cell = mean([x[0] for x in rows]), mean([x[1] for x in rows])
+    print(f"sim matrix: configs {args.configs} x tasks {args.tasks} x {args.reps} rep(s) = {n} cells "
+          f"({sum(1 for r in recs if r['status'] == 'ok')} ok)")
+    print(f"mean per cell (jobs 1): whole cell {cell:.2f} s wall; prep {mean([x[2].get('prep_s', 0) for x in rows]):.3f}"
+          f", worker {mean([x[2].get('worker_s', 0) for x in rows]):.2f}"
+          f", finalize {mean([x[2].get('finalize_s', 0) for x in rows]):.3f}"
+          f", final oracle {mean([x[2].get('final_oracle_s', 0) for x in rows]):.2f}")
+    print(f"  hook: {mean([x[2].get('hook_s', 0) for x in rows]):.2f} s in-process per cell, of which oracle "
+          f"{mean([x[2].get('hook_oracle_s', 0) for x in rows]):.2f} and gates "
+          f"{mean([x[2].get('hook_gates_s', 0) for x in rows]):.2f}; process start-up {startup * 1000:.0f} ms per stop")
+    print(f"runner overhead per cell (prep, run process, finalize, hook machinery; no agent/oracle/gates): {ov:.3f} s = "
+          f"{100 * ov / cell:.1f}% of a sim cell (goal < 10%)")
+    print(f"wall: --jobs 1 {wall1:.1f} s, --jobs 3 {wall3:.1f} s, ratio {wall3 / wall1:.2f} (goal <= 0.60) "
+          f"on {os.cpu_count()} cores")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
