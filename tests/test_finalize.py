@@ -185,9 +185,9 @@ def test_final_oracle_reuses_the_last_stop_only_when_the_tree_is_what_that_stop_
     apply_state(load_task("T1"), "reference", cell / "repo")
     fake_run(cell)
     same = finalize(CellPaths(cell))
-    assert same.oracle.solved and same.oracle.model_dump().get("reused_from_stop") == 1
+    assert same.oracle.solved and same.oracle.reused_from_stop == 1
     # The work copy changes after the last stop: the stop's verdict no longer applies, the oracle reruns.
     apply_state(load_task("T1"), "inject:plausible_indexes_untouched", cell / "repo")
     changed = finalize(CellPaths(cell))
-    assert "reused_from_stop" not in changed.oracle.model_dump() and not changed.oracle.solved
+    assert changed.oracle.reused_from_stop is None and not changed.oracle.solved
     assert changed.oracle.failing and changed.first_stop_solved is True

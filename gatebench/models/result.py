@@ -122,8 +122,8 @@ class ResultRecord(Open):
     session_id: str | None = None
     terminal_reason: str | None = Field(None, description="Claude Code's result.terminal_reason")
     gate_errors: int = Field(0, description="gate verdicts of `error` over all stops")
-    timing: dict[str, float] = Field(default_factory=dict, description="seconds by phase: prep, worker, hook, ...")
-    transcript_check: dict[str, int] = Field(default_factory=dict, description="hook runs seen in the transcript")
+    timing: dict[str, float | None] = Field(default_factory=dict, description="seconds by phase: prep, worker, hook, ...")
+    transcript_check: dict[str, int] | None = Field(None, description="hook runs seen in the transcript, if one exists")
     paths: dict[str, str] = Field(default_factory=dict, description="work, events, stream, transcript")
 
     @property
