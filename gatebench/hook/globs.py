@@ -70,7 +70,7 @@ class GlobSet:
         self._prune = re.compile("|".join(f"(?:{translate(p)})" for p in prefixes)) if prefixes else None
 
     @staticmethod
-    def _matcher(patterns: list[str]) -> Callable[[str], bool]:
+    def _matcher(patterns: list[str]) -> Callable[..., bool]:
         suffixes, names, rest = [], set(), []
         for p in patterns:
             q = p if "/" in p else "**/" + p
@@ -84,10 +84,11 @@ class GlobSet:
         suffixes_t = tuple(suffixes)
         regex = re.compile("|".join(f"(?:{translate(p)})" for p in rest)) if rest else None
 
-        def match(path: str) -> bool:
+        def match(path: str, name: str | None = None) -> bool:
+            # `name` (the last segment) saves a split when the caller already has it, as a walk does.
             if suffixes_t and path.endswith(suffixes_t):
                 return True
-            if names and path.rpartition("/")[2] in names:
+            if names and (name if name is not None else path.rpartition("/")[2]) in names:
                 return True
             return bool(regex and regex.fullmatch(path))
 
