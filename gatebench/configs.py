@@ -7,25 +7,15 @@ import json
 import sys
 from pathlib import Path
 
-from gatebench.cli import UsageError
 from gatebench.hook.defaults import DEFAULT_IGNORE, HOOK_SETTINGS_GLOBS
 from gatebench.loading import load_model
 from gatebench.models.config import GateConfig, OracleBinding, ResolvedConfig, TaskBinding
 from gatebench.models.reviewer import ReviewerDef
-from gatebench.paths import configs_dir
+from gatebench.paths import configs_dir, named_file
 
 
 def config_path(name_or_path: str) -> Path:
-    p = Path(name_or_path)
-    if p.suffix in (".yaml", ".yml", ".json") or "/" in name_or_path:
-        if not p.is_file():
-            raise UsageError(f"config file {p} not found")
-        return p
-    cand = configs_dir() / f"{name_or_path}.yaml"
-    if not cand.is_file():
-        known = ", ".join(sorted(x.stem for x in configs_dir().glob("*.yaml"))) or "none"
-        raise UsageError(f"no config named {name_or_path!r} in {configs_dir()} (known: {known})")
-    return cand
+    return named_file(name_or_path, configs_dir(), ".yaml", "config", also=(".yml", ".json"))
 
 
 def load_config(name_or_path: str) -> GateConfig:

@@ -18,3 +18,19 @@ def configs_dir() -> Path:
 
 def tasks_dir() -> Path:
     return project_root() / "tasks"
+
+
+def named_file(name_or_path: str, folder: Path, suffix: str, kind: str, also: tuple[str, ...] = ()) -> Path:
+    """`name` -> folder/name<suffix>; anything that looks like a path is taken as one. Raises UsageError."""
+    from gatebench.cli import UsageError
+
+    p = Path(name_or_path)
+    if p.suffix in (suffix, *also) or "/" in name_or_path:
+        if not p.is_file():
+            raise UsageError(f"{kind} file {p} not found")
+        return p
+    cand = folder / f"{name_or_path}{suffix}"
+    if not cand.is_file():
+        known = ", ".join(sorted(x.stem for x in folder.glob(f"*{suffix}"))) or "none"
+        raise UsageError(f"no {kind} named {name_or_path!r} in {folder} (known: {known})")
+    return cand

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from gatebench.loading import FileFormatError, describe
 from gatebench.models.reviewer import ReviewerDef
-from gatebench.paths import configs_dir
+from gatebench.paths import configs_dir, named_file
 
 
 def reviewers_dir() -> Path:
@@ -22,16 +22,7 @@ def reviewers_dir() -> Path:
 
 
 def reviewer_path(name_or_path: str) -> Path:
-    p = Path(name_or_path)
-    if p.suffix == ".md" or "/" in name_or_path:
-        if not p.is_file():
-            raise FileFormatError(f"reviewer file {p} not found")
-        return p
-    cand = reviewers_dir() / f"{name_or_path}.md"
-    if not cand.is_file():
-        known = ", ".join(sorted(x.stem for x in reviewers_dir().glob("*.md"))) or "none"
-        raise FileFormatError(f"no reviewer named {name_or_path!r} in {reviewers_dir()} (known: {known})")
-    return cand
+    return named_file(name_or_path, reviewers_dir(), ".md", "reviewer")
 
 
 def split_front_matter(text: str, source: str) -> tuple[str, str]:
