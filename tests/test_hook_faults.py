@@ -154,3 +154,17 @@ def test_guard_variable_makes_hook_a_noop(installed):
                        input=hook_input(repo), capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode == 0 and r.stdout == ""
     assert not (state / "events.jsonl").exists()
+
+
+def test_hook_error_under_fail_closed_blocks_within_the_budget(installed):
+    repo, state = installed
+    cfg = json.loads((state / "config.json").read_text())
+    cfg["config"]["on_error"] = "closed"
+    cfg["config"]["budget"]["blocks"] = 1
+    (state / "config.json").write_text(json.dumps(cfg))
+    (state / "baseline" / "manifest.json").unlink()  # the hook cannot diff: its own failure, not the agent's
+    out, ev = run_hook(state, hook_input(repo))
+    assert ev["decision"] == "block" and "no baseline snapshot" in out["reason"]
+    assert any("no baseline snapshot" in e for e in ev["errors"])
+    out, ev = run_hook(state, hook_input(repo))
+    assert ev["decision"] == "give_up" and "budget of 1 spent" in out["systemMessage"]

@@ -131,12 +131,13 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
     )
     state_dir = resolve_state_dir(state_arg, hook_input)
     paths = Paths(state_dir)
-    on_error = "open"
+    on_error, block_budget = "open", 3  # what a hook error is decided by if the config cannot be read
     session: dict = {}
     try:
         resolved = load_resolved(paths)
         cfg = resolved["config"]
         on_error = cfg.get("on_error", "open")
+        block_budget = int(cfg.get("budget", {}).get("blocks", 3))
         event.update(config=cfg.get("name"), config_hash=resolved.get("config_hash"), mode=resolved.get("mode"))
         session = load_session(paths.session(sid))
         if session.get("prompt_id") != hook_input.get("prompt_id"):
@@ -197,7 +198,7 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
         dec = decide(
             [(g["name"], g) for g in gate_events],
             blocks_so_far=session.get("blocks", 0),
-            budget=int(budget.get("blocks", 3)),
+            budget=block_budget,
             on_error=on_error,
             attempt=attempt,
             reason_chars=int(cfg.get("reason_chars", 4000)),
@@ -205,7 +206,7 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
     except Exception as e:
         errors.append(short_error(e) if not isinstance(e, HookError) else str(e))
         dec = decide([("gatebench", {"verdict": "error", "details": {"error": errors[-1]}})],
-                     blocks_so_far=session.get("blocks", 0), budget=_budget(paths), on_error=on_error,
+                     blocks_so_far=session.get("blocks", 0), budget=block_budget, on_error=on_error,
                      attempt=session.get("attempts", 1), reason_chars=2000)
     if dec.decision == "block":
         session["blocks"] = session.get("blocks", 0) + 1
@@ -224,13 +225,6 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
     if dec.system_message:
         output = {**(output or {}), "systemMessage": dec.system_message}
     return output, event, state_dir
-
-
-def _budget(paths: Paths) -> int:
-    try:
-        return int(snapshot.read_json(paths.config)["config"]["budget"]["blocks"])
-    except Exception:
-        return 3
 
 
 def session_start(raw_stdin: str, state_arg: str | None) -> dict:
