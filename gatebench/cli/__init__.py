@@ -53,6 +53,8 @@ def build_parser(modules: dict[str, object]) -> argparse.ArgumentParser:
         prog="gatebench",
         description="Stop-time gates for Claude Code, and a bench that measures what they buy and cost. "
         "See SPEC.md for every file format, verb and metric.",
+        epilog="Exit codes: 0 ok; 1 the verb ran and its check failed; 2 bad input (nothing changed); "
+        "130 interrupted. `gatebench VERB --help` for each verb.",
     )
     parser.add_argument("--version", action="version", version=f"gatebench {__version__}")
     sub = parser.add_subparsers(dest="verb", metavar="VERB")
