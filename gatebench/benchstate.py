@@ -9,11 +9,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from gatebench.configs import resolve, write_resolved
-from gatebench.hook.globs import GlobSet
-from gatebench.hook.snapshot import take_baseline
-from gatebench.hook.state import Paths
+from gatebench.configs import resolve
 from gatebench.models.config import GateConfig, OracleBinding, ResolvedConfig, TaskBinding
+from gatebench.statedir import write_state
 from gatebench.tasks import TaskFiles
 
 
@@ -36,10 +34,5 @@ def bench_resolved(cfg: GateConfig, tf: TaskFiles, repo: Path, state: Path, pyth
 def write_bench_state(cfg: GateConfig, tf: TaskFiles, repo: Path, state: Path) -> ResolvedConfig:
     """Write state/config.json and take the baseline of repo as it is now."""
     resolved = bench_resolved(cfg, tf, repo, state)
-    paths = Paths(str(state))
-    write_resolved(resolved, Path(paths.config))
-    summary = take_baseline(str(repo), GlobSet(resolved.ignore), str(Path(paths.baseline).parent),
-                            GlobSet(resolved.protected), paths.blobs)
-    if summary["errors"]:
-        raise OSError(f"baseline of {repo} incomplete: {summary['errors'][:3]}")
+    write_state(resolved, repo, state, strict=True)
     return resolved

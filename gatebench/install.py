@@ -8,11 +8,10 @@ from pathlib import Path
 
 from gatebench import settings as st
 from gatebench.cli import UsageError
-from gatebench.configs import load_config, resolve, write_resolved
+from gatebench.configs import load_config, resolve
 from gatebench.hook.defaults import SETTINGS_TIMEOUT_MARGIN_S
-from gatebench.hook.globs import GlobSet
-from gatebench.hook.snapshot import take_baseline
-from gatebench.hook.state import Paths, default_state_dir
+from gatebench.hook.state import default_state_dir
+from gatebench.statedir import write_state
 
 
 def settings_file(repo: Path, local: bool) -> Path:
@@ -57,16 +56,13 @@ def install(repo: Path, config: str, *, local: bool = False, settings: bool = Tr
     current = read_settings(sfile) if settings else {}
     python = python or sys.executable
     resolved = resolve(cfg, mode="installed", repo=repo, state_dir=state, python=python)
-    paths = Paths(str(state))
-    write_resolved(resolved, Path(paths.config))
-    (state / ".gitignore").write_text("*\n")  # the state dir never ends up in a commit
     timeout = int(cfg.budget.hook_seconds + SETTINGS_TIMEOUT_MARGIN_S)
     if settings:
         write_settings(sfile, st.add(current, python, str(state), timeout))
     # After the settings write, so the hook entry itself is part of the baseline, not a change.
-    base = take_baseline(str(repo), GlobSet(resolved.ignore), str(Path(paths.baseline).parent),
-                         GlobSet(resolved.protected), paths.blobs)
-    return {"repo": str(repo), "config": cfg.name, "state_dir": str(state),
+    base = write_state(resolved, repo, state, strict=False)
+    (state / ".gitignore").write_text("*\n")  # the state dir never ends up in a commit
+    return {"repo": str(repo), "config": cfg.name, "state_dir": str(state), "baseline_errors": base["errors"],
             "settings": str(sfile) if settings else None, "baseline_files": base["files"], "timeout_s": timeout}
 
 

@@ -21,13 +21,11 @@ from gatebench import settings as st
 from gatebench.benchstate import bench_resolved
 from gatebench.cell import CellPaths
 from gatebench.cli import UsageError
-from gatebench.configs import load_config, write_resolved
+from gatebench.configs import load_config
 from gatebench.hook.defaults import SETTINGS_TIMEOUT_MARGIN_S
-from gatebench.hook.globs import GlobSet
-from gatebench.hook.snapshot import take_baseline
-from gatebench.hook.state import Paths
 from gatebench.install import read_settings, write_settings
 from gatebench.models.cell import CellMeta
+from gatebench.statedir import write_state
 from gatebench.tasks import TaskFiles, copy_tree, load_task, tree_hash
 
 GIT_ID = ["-c", "user.name=gatebench", "-c", "user.email=gatebench@localhost", "-c", "commit.gpgsign=false",
@@ -99,12 +97,7 @@ def _build(tmp: CellPaths, final: CellPaths, tf: TaskFiles, cfg_name: str, cfg, 
     write_settings(sfile, work_settings(current, python, final.state, timeout, deny))
     commit = git_baseline(tmp.repo)
     # After the settings and the commit, so neither shows up as the agent's change.
-    paths = Paths(str(tmp.state))
-    write_resolved(resolved, Path(paths.config))
-    base = take_baseline(str(tmp.repo), GlobSet(resolved.ignore), str(Path(paths.baseline).parent),
-                         GlobSet(resolved.protected), paths.blobs)
-    if base["errors"]:
-        raise OSError(f"baseline snapshot of {tmp.repo} incomplete: {base['errors'][:3]}")
+    write_state(resolved, tmp.repo, tmp.state, strict=True)
     tmp.home.mkdir()
     meta = CellMeta(
         task=tf.id, config=cfg_name, rep=rep, run_id=run_id, seed=seed,

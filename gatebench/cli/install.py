@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 HELP = "install the Stop gate into a repo (.claude/settings.json)"
@@ -30,4 +31,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"installed config {r['config']} into {r['repo']}")
     print(f"  hooks:     {where} (timeout {r['timeout_s']} s)")
     print(f"  state dir: {r['state_dir']} (baseline of {r['baseline_files']} files)")
+    for err in r["baseline_errors"][:10]:
+        print(f"  warning: baseline snapshot: {err} (that file is left out of the diff)", file=sys.stderr)
     return 0
