@@ -234,3 +234,12 @@ def test_a_resumed_run_must_keep_its_caps(tmp_path: Path):
                        text=True, timeout=120)
     assert r.returncode == 2 and "was started with other settings" in r.stderr and "m-old" in r.stderr
     assert not (runs / "r" / "results.jsonl").exists()
+
+
+def test_run_and_matrix_refuse_caps_that_are_not_positive(tmp_path: Path):
+    for verb in (["matrix", "--dry-run", "--runs-dir", str(tmp_path)], ["run", str(tmp_path)]):
+        r = subprocess.run([sys.executable, "-m", "gatebench", *verb, "--max-turns", "0"],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2, r.stderr
+        assert "--max-turns, --timeout-s and --max-budget-usd must be positive" in r.stderr
+    assert not any(tmp_path.iterdir())

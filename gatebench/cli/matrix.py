@@ -20,23 +20,16 @@ def _list(value: str) -> list[str]:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from gatebench.workers import WorkerOptions
+    from gatebench.cli.caps import add_cap_arguments
 
-    d = WorkerOptions()
     p.add_argument("--configs", type=_list, nargs="+", metavar="NAME",
                    help="config names, space- or comma-separated (default: every configs/*.yaml)")
     p.add_argument("--tasks", type=_list, nargs="+", metavar="ID",
                    help="task ids, space- or comma-separated (default: every tasks/T*)")
     p.add_argument("--reps", type=int, default=1, help="repetitions per (config, task) (default 1)")
     p.add_argument("--jobs", type=int, default=1, help="cells run at the same time (default 1)")
-    p.add_argument("--worker", default="sim", help="sim (default, offline, free) or claude (real API, paid)")
-    p.add_argument("--model", default=d.model, help=f"model id, the same for every cell (default {d.model})")
-    p.add_argument("--max-turns", type=int, default=d.max_turns, help=f"turn cap per cell (default {d.max_turns})")
-    p.add_argument("--timeout-s", type=float, default=d.timeout_s, help=f"wall cap per cell (default {d.timeout_s:g})")
-    p.add_argument("--max-budget-usd", type=float, default=d.max_budget_usd,
-                   help=f"dollar cap per cell, passed to the CLI (default {d.max_budget_usd:g})")
+    add_cap_arguments(p)
     p.add_argument("--max-cost-usd", type=float, help="ceiling for the whole run: no new cell starts beyond it")
-    p.add_argument("--policy", default=d.policy, help="sim agent policy in configs/sim/ (default: default)")
     p.add_argument("--run-id", help="run folder name under runs/ (default: a timestamp); reuse it to resume")
     p.add_argument("--runs-dir", type=Path, help="where run folders go (default: runs/ in the project)")
     p.add_argument("--retries", type=int, default=2, help="reruns of a cell after an infra error (default 2)")
@@ -50,6 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from gatebench import ledger
     from gatebench.cli import EXIT_FAIL, EXIT_INTERRUPTED, UsageError
+    from gatebench.cli.caps import worker_options
     from gatebench.matrix import (
         Matrix,
         MatrixSpec,
@@ -61,12 +55,10 @@ def run(args: argparse.Namespace) -> int:
         preflight,
         write_run_json,
     )
-    from gatebench.workers import WorkerOptions
 
     if args.retries < 0:
         raise UsageError("--retries must be >= 0")
-    opts = WorkerOptions(model=args.model, max_turns=args.max_turns, timeout_s=args.timeout_s,
-                         max_budget_usd=args.max_budget_usd, policy=args.policy)
+    opts = worker_options(args)
     configs = [c for group in args.configs or [] for c in group]
     tasks = [t for group in args.tasks or [] for t in group]
     spec = MatrixSpec(configs=configs or all_configs(), tasks=tasks or default_tasks(), reps=args.reps,

@@ -13,17 +13,10 @@ Writes worker.json, stream.jsonl and the transcript under the cell; with --final
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from gatebench.workers import WorkerOptions
+    from gatebench.cli.caps import add_cap_arguments
 
-    d = WorkerOptions()
     p.add_argument("cell", type=Path, help="cell folder (or its repo/)")
-    p.add_argument("--worker", default="sim", help="sim (default, offline) or claude")
-    p.add_argument("--model", default=d.model, help=f"model id, pinned (default {d.model})")
-    p.add_argument("--max-turns", type=int, default=d.max_turns, help=f"turn cap (default {d.max_turns})")
-    p.add_argument("--timeout-s", type=float, default=d.timeout_s, help=f"wall cap in seconds (default {d.timeout_s:g})")
-    p.add_argument("--max-budget-usd", type=float, default=d.max_budget_usd,
-                   help=f"dollar cap for this cell (default {d.max_budget_usd:g})")
-    p.add_argument("--policy", default=d.policy, help="sim policy in configs/sim/ or a YAML path (default: default)")
+    add_cap_arguments(p)
     p.add_argument("--attempt", type=int, default=1, help=argparse.SUPPRESS)
     p.add_argument("--prep-s", type=float, help=argparse.SUPPRESS)
     p.add_argument("--finalize", action="store_true", help="score the cell afterwards (gatebench finalize)")
@@ -38,16 +31,14 @@ def _term(*_: object) -> None:
 def run(args: argparse.Namespace) -> int:
     from gatebench.cell import find_cell
     from gatebench.cli import UsageError
-    from gatebench.workers import WorkerOptions, run_worker
+    from gatebench.cli.caps import worker_options
+    from gatebench.workers import run_worker
 
     signal.signal(signal.SIGTERM, _term)
+    opts = worker_options(args, attempt=args.attempt)  # bad flags first: nothing is touched
     cell = find_cell(args.cell)
     if cell is None:
         raise UsageError(f"{args.cell}: not inside a prepared cell (no cell.json found); run `gatebench prep` first")
-    if args.max_turns < 1 or args.timeout_s <= 0 or args.max_budget_usd <= 0:
-        raise UsageError("--max-turns, --timeout-s and --max-budget-usd must be positive")
-    opts = WorkerOptions(model=args.model, max_turns=args.max_turns, timeout_s=args.timeout_s,
-                         max_budget_usd=args.max_budget_usd, policy=args.policy, attempt=args.attempt)
     info = run_worker(args.worker, cell, opts)
     if not args.quiet:
         why = info.get("error") or info.get("killed")

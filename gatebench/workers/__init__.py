@@ -44,6 +44,17 @@ class Worker(Protocol):
                  stop: Callable[[], str | None]) -> dict: ...
 
 
+def require_claude() -> str:
+    """The pinned CLI's path; its absence is bad input (exit 2) naming where it was looked for."""
+    from gatebench.claude_cli import ClaudeNotFoundError, find_claude
+    from gatebench.cli import UsageError
+
+    try:
+        return str(find_claude())
+    except ClaudeNotFoundError as e:
+        raise UsageError(str(e))
+
+
 def _registry() -> dict[str, Worker]:
     from gatebench.workers import claude, sim
 

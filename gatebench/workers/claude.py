@@ -6,10 +6,11 @@ import os
 from collections.abc import Callable, Mapping
 
 from gatebench.cell import CellPaths
-from gatebench.claude_cli import ClaudeNotFoundError, claude_argv, claude_env, find_claude
+from gatebench.claude_cli import claude_argv, claude_env
 from gatebench.cli import UsageError
 from gatebench.models.cell import CellMeta
 from gatebench.prep import session_id_for
+from gatebench.workers import require_claude
 from gatebench.workers.launch import CELL_ENV, cell_args_note, cell_marker, cli_args, launch, task_prompt
 
 # Everything of the user's environment that reaches the agent: how to authenticate, nothing else.
@@ -37,10 +38,7 @@ def credential_problem(env: Mapping[str, str]) -> str | None:
 
 
 def run(cell: CellPaths, meta: CellMeta, opts, stop: Callable[[], str | None]) -> dict:
-    try:
-        claude = find_claude()
-    except ClaudeNotFoundError as e:
-        raise UsageError(str(e))
+    claude = require_claude()
     problem = credential_problem(os.environ)
     if problem:
         raise UsageError(problem)

@@ -1,8 +1,7 @@
 """Worker `sim`: the real Claude Code CLI against gatebench's fake Messages API, in this process.
 
-The fake API plays the scripted agent of gatebench.sim.agent (a seeded policy from configs/sim/) and,
-when gatebench.sim.reviewer is present, the sim reviewers of gate-3, judging against the state the
-agent last wrote. The truth the agent knows by construction goes into worker.json under `sim`.
+The fake API plays the scripted agent of gatebench.sim.agent (a seeded policy from configs/sim/) and
+the sim reviewers of gate-3 (gatebench.sim.reviewer), judging against the state the agent last wrote. The truth the agent knows by construction goes into worker.json under `sim`.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gatebench.cell import CellPaths
-from gatebench.claude_cli import ClaudeNotFoundError, claude_argv, claude_env, find_claude
+from gatebench.claude_cli import claude_argv, claude_env
 from gatebench.cli import UsageError
 from gatebench.configs import content_hash
 from gatebench.hook.snapshot import read_blob, read_json
@@ -26,7 +25,10 @@ from gatebench.models.task import Inject
 from gatebench.paths import project_root
 from gatebench.prep import session_id_for
 from gatebench.sim.agent import REFERENCE, AgentBrain
+from gatebench.sim.brain import Router, prompt_contains
+from gatebench.sim.reviewer import REVIEW_MARKER, ReviewerBrain
 from gatebench.sim.server import FakeMessagesApi
+from gatebench.workers import require_claude
 from gatebench.workers.launch import CELL_ENV, cell_args_note, cell_marker, cli_args, launch, task_prompt
 
 _SKIP = {"__pycache__", ".pytest_cache"}
@@ -99,23 +101,14 @@ def agent_spec(cell: CellPaths, meta: CellMeta, policy: SimPolicy) -> dict:
     }
 
 
-def brain_for(agent: AgentBrain, policy: SimPolicy, seed: int):
-    """(brain, reviewer brain or None): the agent alone, or a Router that also serves the sim reviewers."""
-    try:
-        from gatebench.sim.reviewer import REVIEW_MARKER, ReviewerBrain
-    except ImportError:
-        return agent, None
-    from gatebench.sim.brain import Router, prompt_contains
-
+def brain_for(agent: AgentBrain, policy: SimPolicy, seed: int) -> tuple[Router, ReviewerBrain]:
+    """A Router that sends reviewer requests (marked REVIEW_MARKER) to the sim reviewers, the rest to the agent."""
     rb = ReviewerBrain(agent.current_state, policy.reviewer.hit_rate, policy.reviewer.false_block_rate, seed)
     return Router([("reviewer", prompt_contains(REVIEW_MARKER), rb)], agent, "agent"), rb
 
 
 def run(cell: CellPaths, meta: CellMeta, opts, stop: Callable[[], str | None]) -> dict:
-    try:
-        claude = find_claude()
-    except ClaudeNotFoundError as e:
-        raise UsageError(str(e))
+    claude = require_claude()
     policy = load_policy(opts.policy)
     agent = AgentBrain(agent_spec(cell, meta, policy))
     brain, reviewers = brain_for(agent, policy, meta.seed)
@@ -131,8 +124,7 @@ def run(cell: CellPaths, meta: CellMeta, opts, stop: Callable[[], str | None]) -
         # Shutting the server down waits out its poll tick; nobody needs that wait, the CLI is gone.
         threading.Thread(target=api.stop, daemon=True).start()
     truth = agent.truth() | {"policy": policy.name, "policy_hash": content_hash(policy.model_dump(mode="json"))}
-    if reviewers is not None:
-        truth["reviews"] = [{"reviewer": c.reviewer, "n": c.n, "truth": c.truth, "wrong": c.wrong,
-                             "verdict": c.verdict} for c in reviewers.calls]
+    truth["reviews"] = [{"reviewer": c.reviewer, "n": c.n, "truth": c.truth, "wrong": c.wrong,
+                         "verdict": c.verdict} for c in reviewers.calls]
     return {**info, "session_id": sid, "model": opts.model, "argv": cell_args_note(argv), "sim": truth,
             "api": api_totals}

@@ -1,0 +1,34 @@
+"""The worker and its caps, as `run` and `matrix` both take them (one definition, so they cannot drift).
+
+Not a verb: gatebench/cli/__init__.py lists verbs in VERBS, and this module is not one.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_cap_arguments(p: argparse.ArgumentParser) -> None:
+    from gatebench.workers import WorkerOptions
+
+    d = WorkerOptions()
+    p.add_argument("--worker", default="sim", help="sim (default, offline, free) or claude (real API, paid)")
+    p.add_argument("--model", default=d.model, help=f"model id, the same for every cell (default {d.model})")
+    p.add_argument("--max-turns", type=int, default=d.max_turns, help=f"turn cap per cell (default {d.max_turns})")
+    p.add_argument("--timeout-s", type=float, default=d.timeout_s,
+                   help=f"wall cap per cell in seconds (default {d.timeout_s:g})")
+    p.add_argument("--max-budget-usd", type=float, default=d.max_budget_usd,
+                   help=f"dollar cap per cell, passed to the CLI (default {d.max_budget_usd:g})")
+    p.add_argument("--policy", default=d.policy,
+                   help="sim agent policy in configs/sim/ or a YAML path (default: default)")
+
+
+def worker_options(args: argparse.Namespace, **extra: object):
+    """WorkerOptions from the parsed caps; a cap that is not positive is bad input (exit 2)."""
+    from gatebench.cli import UsageError
+    from gatebench.workers import WorkerOptions
+
+    if args.max_turns < 1 or args.timeout_s <= 0 or args.max_budget_usd <= 0:
+        raise UsageError("--max-turns, --timeout-s and --max-budget-usd must be positive")
+    return WorkerOptions(model=args.model, max_turns=args.max_turns, timeout_s=args.timeout_s,
+                         max_budget_usd=args.max_budget_usd, policy=args.policy, **extra)
