@@ -288,6 +288,16 @@ class Step:
     times: int = 1
 
 
+def _object(data: Any, keys: set[str], where: str) -> dict[str, Any]:
+    """`data` as a dict holding only `keys`, else a ScriptError naming where and what."""
+    if not isinstance(data, dict):
+        raise ScriptError(f"{where}: expected an object, got {type(data).__name__}")
+    extra = set(data) - keys
+    if extra:
+        raise ScriptError(f"{where}: unknown key(s) {sorted(extra)}")
+    return data
+
+
 def _check_block(block: Any, where: str) -> dict[str, Any]:
     if not isinstance(block, dict):
         raise ScriptError(f"{where}: expected an object, got {type(block).__name__}")
@@ -310,11 +320,7 @@ def _check_block(block: Any, where: str) -> dict[str, Any]:
 
 
 def _parse_turn(data: Any, where: str) -> Turn:
-    if not isinstance(data, dict):
-        raise ScriptError(f"{where}: expected an object, got {type(data).__name__}")
-    extra = set(data) - {"content", "stop_reason"}
-    if extra:
-        raise ScriptError(f"{where}: unknown key(s) {sorted(extra)}")
+    data = _object(data, {"content", "stop_reason"}, where)
     content = data.get("content")
     if not isinstance(content, list) or not content:
         raise ScriptError(f"{where}.content: expected a non-empty list of blocks")
@@ -331,11 +337,7 @@ def _parse_turn(data: Any, where: str) -> Turn:
 
 
 def _parse_step(data: Any, where: str) -> Step:
-    if not isinstance(data, dict):
-        raise ScriptError(f"{where}: expected an object, got {type(data).__name__}")
-    extra = set(data) - {"on", "contains", "times", "turns"}
-    if extra:
-        raise ScriptError(f"{where}: unknown key(s) {sorted(extra)}")
+    data = _object(data, {"on", "contains", "times", "turns"}, where)
     on = data.get("on")
     if on not in TRIGGERS:
         raise ScriptError(f"{where}.on: expected one of {list(TRIGGERS)}, got {on!r}")
@@ -380,11 +382,7 @@ class ScriptBrain:
 
     @classmethod
     def from_data(cls, data: Any, source: str = "script") -> ScriptBrain:
-        if not isinstance(data, dict):
-            raise ScriptError(f"{source}: expected an object at the top level, got {type(data).__name__}")
-        extra = set(data) - {"steps", "fallback"}
-        if extra:
-            raise ScriptError(f"{source}: unknown key(s) {sorted(extra)}")
+        data = _object(data, {"steps", "fallback"}, source)
         raw_steps = data.get("steps")
         if not isinstance(raw_steps, list) or not raw_steps:
             raise ScriptError(f"{source}: steps: expected a non-empty list")
@@ -429,9 +427,7 @@ class ScriptBrain:
 def brain_from_data(data: Any, source: str = "script") -> Brain:
     """A ScriptBrain, or a Router of ScriptBrains for the `routes` form (see the module doc)."""
     if isinstance(data, dict) and "routes" in data:
-        extra = set(data) - {"routes", "default"}
-        if extra:
-            raise ScriptError(f"{source}: unknown key(s) {sorted(extra)}")
+        data = _object(data, {"routes", "default"}, source)
         routes_data = data["routes"]
         if not isinstance(routes_data, list) or not routes_data:
             raise ScriptError(f"{source}: routes: expected a non-empty list")
