@@ -40,7 +40,7 @@ def run_matrix(runs: Path, run_id: str, args: argparse.Namespace, jobs: int) -> 
 
 def hook_startup_s(tmp: Path, n: int = 5) -> float:
     """Wall of a cold hook process minus the time it reports for itself: the start-up the events cannot see."""
-    from gatebench.prep import prep
+    from gatebench.bench.prep import prep
 
     cell = tmp / "hookcell"
     prep("T1", "none", cell, force=True)

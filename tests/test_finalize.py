@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 from conftest import hook_input, run_hook
 
-from gatebench.cell import CellPaths
-from gatebench.finalize import finalize, never_worked, status_of, stop_records
-from gatebench.leaks import scan
-from gatebench.metrics.stream import read_jsonl, stream_metrics
-from gatebench.metrics.transcript import transcript_metrics
+from gatebench.bench.cell import CellPaths
+from gatebench.bench.finalize import finalize, never_worked, status_of, stop_records
+from gatebench.bench.leaks import scan
+from gatebench.bench.prep import prep
+from gatebench.bench.stream import read_jsonl, stream_metrics
+from gatebench.bench.tasks import apply_state, load_task
+from gatebench.bench.transcript import transcript_metrics
 from gatebench.models.result import ResultRecord
 from gatebench.paths import project_root
-from gatebench.prep import prep
-from gatebench.tasks import apply_state, load_task
 
 CAPTURES = Path("/work/shared/claude-code")
 ROOT = project_root()

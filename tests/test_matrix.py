@@ -16,12 +16,12 @@ import pytest
 from cli_harness import require_claude
 from conftest import gatebench_cli
 
-from gatebench import ledger
+from gatebench.bench import ledger
+from gatebench.bench.matrix import MatrixSpec, preflight
+from gatebench.bench.workers.claude import credentials
+from gatebench.bench.workers.launch import cell_processes
 from gatebench.cli import UsageError
-from gatebench.matrix import MatrixSpec, preflight
 from gatebench.models.result import ResultRecord
-from gatebench.workers.claude import credentials
-from gatebench.workers.launch import cell_processes
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -111,7 +111,7 @@ def cell_leftovers(run_dir: Path) -> list[str]:
                 cmd = Path(f"/proc/{name}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
             except OSError:
                 continue
-            if str(run_dir) in cmd or ("multiprocessing.forkserver" in cmd and "gatebench.matrix" in cmd):
+            if str(run_dir) in cmd or ("multiprocessing.forkserver" in cmd and "gatebench.bench.matrix" in cmd):
                 pids.add(int(name))
     return [Path(f"/proc/{p}/cmdline").read_bytes()[:200].decode(errors="replace") for p in pids
             if Path(f"/proc/{p}").exists()]
@@ -143,7 +143,7 @@ CI_TASKS = os.environ.get("GATEBENCH_CI_MATRIX_TASKS", "all")
 @pytest.mark.slow
 def test_sim_matrix_of_every_config_survives_sigterm_and_kill_9_and_resumes_to_one_record_per_cell(tmp_path: Path):
     require_claude()
-    from gatebench.matrix import all_configs
+    from gatebench.bench.matrix import all_configs
 
     runs, run_id = tmp_path / "runs", "ci"
     run_dir = runs / run_id

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from conftest import gatebench_cli, hook_input, run_hook
 
-from gatebench import prep as prep_mod
+from gatebench.bench import prep as prep_mod
+from gatebench.bench.prep import deny_rules, prep, seed_for
 from gatebench.cli import UsageError
 from gatebench.paths import project_root
-from gatebench.prep import deny_rules, prep, seed_for
 
 ROOT = project_root()
 

@@ -9,9 +9,9 @@ import pytest
 from conftest import gatebench_cli, write_tree
 
 from gatebench.cli import UsageError
-from gatebench.configs import load_config, resolve
 from gatebench.hook import snapshot
 from gatebench.hook.globs import GlobSet
+from gatebench.installer.configs import load_config, resolve
 from gatebench.models.config import GateConfig
 from gatebench.review.defs import load_reviewer, parse_reviewer
 from gatebench.review.prompt import REVIEW_MARKER, ReviewInputs, build_prompt, diff_text

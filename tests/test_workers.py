@@ -12,14 +12,14 @@ import pytest
 from cli_harness import require_claude
 from conftest import gatebench_cli
 
-from gatebench.cell import CellPaths
+from gatebench.bench.cell import CellPaths
+from gatebench.bench.finalize import finalize
+from gatebench.bench.prep import prep
+from gatebench.bench.stream import read_jsonl
+from gatebench.bench.workers import WorkerOptions, run_worker
+from gatebench.bench.workers.claude import credentials
 from gatebench.cli import UsageError
-from gatebench.finalize import finalize
-from gatebench.metrics.stream import read_jsonl
-from gatebench.prep import prep
 from gatebench.sim.agent import AgentBrain, one_hunk
-from gatebench.workers import WorkerOptions, run_worker
-from gatebench.workers.claude import credentials
 
 TAMPER_THEN_FIX = """name: tamper-then-fix
 first: {reference: 0, inject: {tamper: 1}}
@@ -212,8 +212,8 @@ def test_one_hunk_edit_reproduces_the_target():
 def test_deny_rules_written_by_prep_stop_reading_hidden_tests_and_the_attempt_is_still_a_leak(tmp_path: Path):
     from cli_harness import fake_api, run_cli
 
-    from gatebench.leaks import scan
-    from gatebench.metrics.stream import stream_metrics
+    from gatebench.bench.leaks import scan
+    from gatebench.bench.stream import stream_metrics
     from gatebench.paths import project_root
     from gatebench.sim.brain import ScriptBrain
 

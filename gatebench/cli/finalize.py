@@ -17,9 +17,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gatebench.cell import find_cell
+    from gatebench.bench.cell import find_cell
+    from gatebench.bench.finalize import finalize
     from gatebench.cli import UsageError
-    from gatebench.finalize import finalize
 
     cell = find_cell(args.cell)
     if cell is None:

@@ -23,7 +23,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gatebench.install import install
+    from gatebench.installer.install import install
 
     r = install(Path(args.repo), args.config, local=args.local, settings=not args.no_settings,
                 test_command=args.test_command)

@@ -41,10 +41,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gatebench import ledger
-    from gatebench.cli import EXIT_FAIL, EXIT_INTERRUPTED, UsageError
-    from gatebench.cli.caps import worker_options
-    from gatebench.matrix import (
+    from gatebench.bench import ledger
+    from gatebench.bench.matrix import (
         Matrix,
         MatrixSpec,
         all_configs,
@@ -55,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
         preflight,
         write_run_json,
     )
+    from gatebench.cli import EXIT_FAIL, EXIT_INTERRUPTED, UsageError
+    from gatebench.cli.caps import worker_options
 
     if args.retries < 0:
         raise UsageError("--retries must be >= 0")

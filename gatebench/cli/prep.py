@@ -22,9 +22,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gatebench.cell import CellPaths
+    from gatebench.bench.cell import CellPaths
+    from gatebench.bench.prep import prep
     from gatebench.paths import project_root
-    from gatebench.prep import prep
 
     out = args.out or project_root() / "work" / args.task
     meta = prep(args.task, args.config, out, rep=args.rep, seed=args.seed, force=args.force)

@@ -29,7 +29,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def locate(work: Path, state: str | None) -> tuple[Path, Path]:
     """(repo, state dir) of a cell, a cell's repo/, or an installed repo."""
-    from gatebench.cell import find_cell
+    from gatebench.bench.cell import find_cell
     from gatebench.cli import UsageError
     from gatebench.hook.state import default_state_dir
 
@@ -57,7 +57,7 @@ def reviewer_def(args: argparse.Namespace) -> dict:
     from pydantic import ValidationError
 
     from gatebench.cli import UsageError
-    from gatebench.loading import describe
+    from gatebench.models.loading import describe
     from gatebench.models.reviewer import ReviewerDef
     from gatebench.review.defs import load_reviewer
 

@@ -29,10 +29,10 @@ def _term(*_: object) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gatebench.cell import find_cell
+    from gatebench.bench.cell import find_cell
+    from gatebench.bench.workers import run_worker
     from gatebench.cli import UsageError
     from gatebench.cli.caps import worker_options
-    from gatebench.workers import run_worker
 
     signal.signal(signal.SIGTERM, _term)
     opts = worker_options(args, attempt=args.attempt)  # bad flags first: nothing is touched
@@ -45,8 +45,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"worker {args.worker} finished: rc={info.get('rc')} wall={info.get('wall_s')}s"
               + (f" ({why})" if why else ""))
     if args.finalize:
+        from gatebench.bench.finalize import finalize
         from gatebench.cli.finalize import summary_line
-        from gatebench.finalize import finalize
 
         timing = {"prep_s": args.prep_s} if args.prep_s is not None else None
         rec = finalize(cell, attempt_no=args.attempt, extra_timing=timing)

@@ -21,10 +21,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gatebench import selftest as stt
+    from gatebench.bench import selftest as stt
+    from gatebench.bench.tasks import load_task, task_ids
+    from gatebench.bench.validate import validate_configs
     from gatebench.cli import UsageError
-    from gatebench.tasks import load_task, task_ids
-    from gatebench.validate import validate_configs
 
     ids = [t for a in (args.tasks or task_ids()) for t in a.split(",") if t]
     if not ids:

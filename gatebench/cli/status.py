@@ -16,9 +16,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gatebench import settings as st
     from gatebench.hook.state import Paths, default_state_dir, read_events
-    from gatebench.install import read_settings, settings_file
+    from gatebench.installer import settings as st
+    from gatebench.installer.install import read_settings, settings_file
 
     repo = Path(args.repo).resolve()
     for local in (False, True):

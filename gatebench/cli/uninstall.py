@@ -14,7 +14,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gatebench.install import uninstall
+    from gatebench.installer.install import uninstall
 
     r = uninstall(Path(args.repo), local=args.local)
     print(f"removed {r['removed']} gatebench hook entries from {r['settings']}")

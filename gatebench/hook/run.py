@@ -167,7 +167,7 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
 
         oracle_result = None
         if bench and resolved.get("oracle"):
-            from gatebench.oracle import run_oracle
+            from gatebench.hook.oracle import run_oracle
 
             o = resolved["oracle"]
             oracle_result = run_oracle(repo, o["hidden_dir"], o["command"], o["dest"], o["timeout_s"],

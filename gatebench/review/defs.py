@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from gatebench.loading import FileFormatError, describe
+from gatebench.models.loading import FileFormatError, describe
 from gatebench.models.reviewer import ReviewerDef
 from gatebench.paths import configs_dir, named_file
 

@@ -18,9 +18,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
 
-from gatebench.cell import CellPaths
-from gatebench.loading import load_model
+from gatebench.bench.cell import CellPaths
 from gatebench.models.cell import CellMeta
+from gatebench.models.loading import load_model
 
 DEFAULT_MODEL = "claude-sonnet-4-5-20250929"
 WORKER_FILE_VERSION = 1
@@ -56,7 +56,7 @@ def require_claude() -> str:
 
 
 def _registry() -> dict[str, Worker]:
-    from gatebench.workers import claude, sim
+    from gatebench.bench.workers import claude, sim
 
     return {"claude": claude.run, "sim": sim.run}
 

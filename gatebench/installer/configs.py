@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 from gatebench.hook.defaults import DEFAULT_IGNORE, HOOK_SETTINGS_GLOBS
-from gatebench.loading import load_model
 from gatebench.models.config import GateConfig, OracleBinding, ResolvedConfig, TaskBinding
+from gatebench.models.loading import load_model
 from gatebench.models.reviewer import ReviewerDef
 from gatebench.paths import configs_dir, named_file
 

@@ -5,13 +5,20 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 
-from gatebench.cell import CellPaths
+from gatebench.bench.cell import CellPaths
+from gatebench.bench.prep import session_id_for
+from gatebench.bench.workers import require_claude
+from gatebench.bench.workers.launch import (
+    CELL_ENV,
+    cell_args_note,
+    cell_marker,
+    cli_args,
+    launch,
+    task_prompt,
+)
 from gatebench.claude_cli import claude_argv, claude_env
 from gatebench.cli import UsageError
 from gatebench.models.cell import CellMeta
-from gatebench.prep import session_id_for
-from gatebench.workers import require_claude
-from gatebench.workers.launch import CELL_ENV, cell_args_note, cell_marker, cli_args, launch, task_prompt
 
 # Everything of the user's environment that reaches the agent: how to authenticate, nothing else.
 CREDENTIAL_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_BASE_URL",

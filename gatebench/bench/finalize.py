@@ -20,21 +20,21 @@ import json
 import time
 from pathlib import Path
 
-from gatebench.cell import CellPaths
+from gatebench.bench.cell import CellPaths
+from gatebench.bench.leaks import scan
+from gatebench.bench.stream import read_jsonl, stream_metrics
+from gatebench.bench.transcript import find_transcript, transcript_metrics
+from gatebench.bench.versions import versions
 from gatebench.cli import UsageError
 from gatebench.hook.defaults import DEFAULT_IGNORE
 from gatebench.hook.globs import GlobSet
+from gatebench.hook.oracle import run_oracle
 from gatebench.hook.snapshot import diff, read_json, tree_hash, walk
 from gatebench.hook.state import Paths, read_events
-from gatebench.leaks import scan
-from gatebench.loading import load_model
-from gatebench.metrics.stream import read_jsonl, stream_metrics
-from gatebench.metrics.transcript import find_transcript, transcript_metrics
 from gatebench.models.cell import CellMeta
+from gatebench.models.loading import load_model
 from gatebench.models.result import ResultRecord
-from gatebench.oracle import run_oracle
 from gatebench.paths import project_root
-from gatebench.versions import versions
 
 ORACLE_KEYS = ("solved", "passed", "failed", "errors", "skipped", "seconds", "failing", "error")
 ORACLE_EXTRA = ("reused_from_stop",)

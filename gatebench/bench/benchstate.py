@@ -9,10 +9,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from gatebench.configs import resolve
+from gatebench.bench.tasks import TaskFiles
+from gatebench.installer.configs import resolve
+from gatebench.installer.statedir import write_state
 from gatebench.models.config import GateConfig, OracleBinding, ResolvedConfig, TaskBinding
-from gatebench.statedir import write_state
-from gatebench.tasks import TaskFiles
 
 
 def bench_resolved(cfg: GateConfig, tf: TaskFiles, repo: Path, state: Path, python: str | None = None) -> ResolvedConfig:

@@ -17,16 +17,16 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
-from gatebench import settings as st
-from gatebench.benchstate import bench_resolved
-from gatebench.cell import CellPaths
+from gatebench.bench.benchstate import bench_resolved
+from gatebench.bench.cell import CellPaths
+from gatebench.bench.tasks import TaskFiles, copy_tree, load_task, tree_hash
 from gatebench.cli import UsageError
-from gatebench.configs import load_config
 from gatebench.hook.defaults import SETTINGS_TIMEOUT_MARGIN_S
-from gatebench.install import read_settings, write_settings
+from gatebench.installer import settings as st
+from gatebench.installer.configs import load_config
+from gatebench.installer.install import read_settings, write_settings
+from gatebench.installer.statedir import write_state
 from gatebench.models.cell import CellMeta
-from gatebench.statedir import write_state
-from gatebench.tasks import TaskFiles, copy_tree, load_task, tree_hash
 
 GIT_ID = ["-c", "user.name=gatebench", "-c", "user.email=gatebench@localhost", "-c", "commit.gpgsign=false",
           "-c", "core.hooksPath=/dev/null", "-c", "init.defaultBranch=main"]

@@ -25,15 +25,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
-from gatebench import ledger
-from gatebench.cell import CellPaths
+from gatebench.bench import ledger
+from gatebench.bench.cell import CellPaths
+from gatebench.bench.prep import prep, seed_for
+from gatebench.bench.tasks import load_task, task_ids
+from gatebench.bench.workers import WORKERS, WorkerOptions
+from gatebench.bench.workers.launch import cell_marker, reap
 from gatebench.cli import UsageError
-from gatebench.configs import load_config
+from gatebench.installer.configs import load_config
 from gatebench.paths import configs_dir, project_root
-from gatebench.prep import prep, seed_for
-from gatebench.tasks import load_task, task_ids
-from gatebench.workers import WORKERS, WorkerOptions
-from gatebench.workers.launch import cell_marker, reap
 
 # Options that must not change within a run: the same caps for every cell, or the comparison is confounded.
 PINNED = ("worker", "model", "max_turns", "timeout_s", "max_budget_usd", "policy")
@@ -118,7 +118,7 @@ def preflight(spec: MatrixSpec, env: dict | None = None) -> dict:
             raise UsageError(f"task {t}: hidden tests {tf.hidden} not found")
         tf.injections()
     if spec.worker == "sim":
-        from gatebench.workers.sim import load_policy
+        from gatebench.bench.workers.sim import load_policy
 
         load_policy(spec.opts.policy)
     from gatebench.claude_cli import ClaudeNotFoundError, cli_version, find_claude
@@ -128,7 +128,7 @@ def preflight(spec: MatrixSpec, env: dict | None = None) -> dict:
     except ClaudeNotFoundError as e:
         raise UsageError(str(e))
     if spec.worker == "claude":
-        from gatebench.workers.claude import credential_problem
+        from gatebench.bench.workers.claude import credential_problem
 
         problem = credential_problem(env)
         if problem:
@@ -249,7 +249,7 @@ class Matrix:
         cp = CellPaths(cell_dir)
         if not cp.result.exists():
             # The child died before finalize (crash, OOM kill): score what is there, it is an infra error.
-            from gatebench.finalize import finalize
+            from gatebench.bench.finalize import finalize
 
             try:
                 rec = finalize(cp, attempt_no=attempt, extra_timing={"prep_s": round(prep_s, 4)})
@@ -269,8 +269,8 @@ class Matrix:
 
     def _bare_record(self, cell: Cell, attempt: int, error: str) -> dict:
         """A valid infra_error record for a cell that never got as far as a worker."""
+        from gatebench.bench.versions import versions
         from gatebench.models.result import ResultRecord
-        from gatebench.versions import versions
 
         rec = ResultRecord(run_id=self.spec.run_id, cell_id=cell.id, config=cell.config, task=cell.task, rep=cell.rep,
                            worker=self.spec.worker, attempt_no=attempt, status="infra_error", error=error[:2000],
@@ -395,8 +395,8 @@ def _forkserver():
     with _FORKSERVER_LOCK:
         if _FORKSERVER is None:
             ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["gatebench.matrix", "gatebench.workers.sim", "gatebench.workers.claude",
-                                        "gatebench.finalize"])
+            ctx.set_forkserver_preload(["gatebench.bench.matrix", "gatebench.bench.workers.sim", "gatebench.bench.workers.claude",
+                                        "gatebench.bench.finalize"])
             _FORKSERVER = ctx
         return _FORKSERVER
 
@@ -414,8 +414,8 @@ def cell_child(cell_dir: str, worker: str, opts: dict, prep_s: float) -> None:
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     os.close(fd)
-    from gatebench.finalize import finalize
-    from gatebench.workers import WorkerOptions, run_worker
+    from gatebench.bench.finalize import finalize
+    from gatebench.bench.workers import WorkerOptions, run_worker
 
     cell = CellPaths(Path(cell_dir))
     try:

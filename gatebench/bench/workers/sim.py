@@ -12,24 +12,31 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from gatebench.cell import CellPaths
+from gatebench.bench.cell import CellPaths
+from gatebench.bench.prep import session_id_for
+from gatebench.bench.workers import require_claude
+from gatebench.bench.workers.launch import (
+    CELL_ENV,
+    cell_args_note,
+    cell_marker,
+    cli_args,
+    launch,
+    task_prompt,
+)
 from gatebench.claude_cli import claude_argv, claude_env
 from gatebench.cli import UsageError
-from gatebench.configs import content_hash
 from gatebench.hook.snapshot import read_blob, read_json
 from gatebench.hook.state import Paths
-from gatebench.loading import load_model
+from gatebench.installer.configs import content_hash
 from gatebench.models.cell import CellMeta
+from gatebench.models.loading import load_model
 from gatebench.models.sim import SimPolicy
 from gatebench.models.task import Inject
 from gatebench.paths import project_root
-from gatebench.prep import session_id_for
 from gatebench.sim.agent import REFERENCE, AgentBrain
 from gatebench.sim.brain import Router, prompt_contains
 from gatebench.sim.reviewer import REVIEW_MARKER, ReviewerBrain
 from gatebench.sim.server import FakeMessagesApi
-from gatebench.workers import require_claude
-from gatebench.workers.launch import CELL_ENV, cell_args_note, cell_marker, cli_args, launch, task_prompt
 
 _SKIP = {"__pycache__", ".pytest_cache"}
 

@@ -18,11 +18,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gatebench.benchstate import write_bench_state
+from gatebench.bench.benchstate import write_bench_state
+from gatebench.bench.tasks import TaskFiles, apply_state, copy_tree
 from gatebench.cli import UsageError
+from gatebench.hook.oracle import run_oracle
 from gatebench.models.config import Budget, DiffGate, GateConfig, OracleGate, TestsGate
-from gatebench.oracle import run_oracle
-from gatebench.tasks import TaskFiles, apply_state, copy_tree
 
 JUDGED_GATES = ("diff", "tests", "oracle")
 SELFTEST_CONFIG = GateConfig(

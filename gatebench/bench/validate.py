@@ -9,8 +9,8 @@ from gatebench.paths import configs_dir
 
 
 def validate_configs() -> list:
-    from gatebench.configs import load_config
-    from gatebench.selftest import Failure
+    from gatebench.bench.selftest import Failure
+    from gatebench.installer.configs import load_config
 
     out = []
     for p in sorted(configs_dir().glob("*.yaml")):

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gatebench.configs import write_resolved
 from gatebench.hook.globs import GlobSet
 from gatebench.hook.snapshot import take_baseline
 from gatebench.hook.state import Paths
+from gatebench.installer.configs import write_resolved
 from gatebench.models.config import ResolvedConfig
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gatebench.cli import UsageError
-from gatebench.loading import load_model
+from gatebench.models.loading import load_model
 from gatebench.models.task import Inject, Task
 from gatebench.paths import project_root
 

@@ -6,12 +6,12 @@ import json
 import sys
 from pathlib import Path
 
-from gatebench import settings as st
 from gatebench.cli import UsageError
-from gatebench.configs import load_config, resolve
 from gatebench.hook.defaults import SETTINGS_TIMEOUT_MARGIN_S
 from gatebench.hook.state import default_state_dir
-from gatebench.statedir import write_state
+from gatebench.installer import settings as st
+from gatebench.installer.configs import load_config, resolve
+from gatebench.installer.statedir import write_state
 
 
 def settings_file(repo: Path, local: bool) -> Path:
