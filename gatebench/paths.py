@@ -22,7 +22,7 @@ def tasks_dir() -> Path:
 
 def named_file(name_or_path: str, folder: Path, suffix: str, kind: str, also: tuple[str, ...] = ()) -> Path:
     """`name` -> folder/name<suffix>; anything that looks like a path is taken as one. Raises UsageError."""
-    from gatebench.cli import UsageError
+    from gatebench.errors import UsageError
 
     p = Path(name_or_path)
     if p.suffix in (suffix, *also) or "/" in name_or_path:

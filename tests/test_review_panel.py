@@ -171,7 +171,7 @@ def test_threads_really_overlap(tmp_path):
 def test_hook_side_of_reviewers_is_stdlib_only():
     import subprocess
 
-    mods = ["gatebench.hook.gates.review", "gatebench.review.panel", "gatebench.review.backends.claude",
+    mods = ["gatebench.review.gate", "gatebench.review.panel", "gatebench.review.backends.claude",
             "gatebench.review.backends.command", "gatebench.sim.reviewer"]
     code = ("import sys\n" + "".join(f"import {m}\n" for m in mods)
             + "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'yaml', 'filelock')))")

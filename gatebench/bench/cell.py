@@ -15,6 +15,7 @@ Stdlib only: the hook and reviewers locate state through it.
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,3 +68,8 @@ def find_cell(path: Path) -> CellPaths | None:
         if (cand / "cell.json").is_file():
             return CellPaths(cand)
     return None
+
+
+def session_id_for(cell_root: Path, attempt: int = 1) -> str:
+    """A fixed session id per cell (and retry), so the transcript's file name is known in advance."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"gatebench:{cell_root.resolve()}:{attempt}"))

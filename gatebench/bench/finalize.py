@@ -25,7 +25,7 @@ from gatebench.bench.leaks import scan
 from gatebench.bench.stream import read_jsonl, stream_metrics
 from gatebench.bench.transcript import find_transcript, transcript_metrics
 from gatebench.bench.versions import versions
-from gatebench.cli import UsageError
+from gatebench.errors import UsageError
 from gatebench.hook.defaults import DEFAULT_IGNORE
 from gatebench.hook.globs import GlobSet
 from gatebench.hook.oracle import run_oracle

@@ -31,7 +31,7 @@ from gatebench.bench.prep import prep, seed_for
 from gatebench.bench.tasks import load_task, task_ids
 from gatebench.bench.workers import WORKERS, WorkerOptions
 from gatebench.bench.workers.launch import cell_marker, reap
-from gatebench.cli import UsageError
+from gatebench.errors import UsageError
 from gatebench.installer.configs import load_config
 from gatebench.paths import configs_dir, project_root
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from gatebench.bench.benchstate import bench_resolved
 from gatebench.bench.cell import CellPaths
 from gatebench.bench.tasks import TaskFiles, copy_tree, load_task, tree_hash
-from gatebench.cli import UsageError
+from gatebench.errors import UsageError
 from gatebench.hook.defaults import SETTINGS_TIMEOUT_MARGIN_S
 from gatebench.installer import settings as st
 from gatebench.installer.configs import load_config
@@ -40,11 +40,6 @@ def seed_for(task: str, rep: int, base: int = 0) -> int:
     identical first attempts (a paired design), and different across reps."""
     digest = hashlib.sha256(f"{base}:{task}:{rep}".encode()).hexdigest()
     return int(digest[:8], 16)
-
-
-def session_id_for(cell_root: Path, attempt: int = 1) -> str:
-    """A fixed session id per cell (and retry), so the transcript's file name is known in advance."""
-    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"gatebench:{cell_root.resolve()}:{attempt}"))
 
 
 def deny_rules(paths: list[Path]) -> list[str]:

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from gatebench.bench.benchstate import write_bench_state
 from gatebench.bench.tasks import TaskFiles, apply_state, copy_tree
-from gatebench.cli import UsageError
+from gatebench.bench.validate import Failure
+from gatebench.errors import UsageError
 from gatebench.hook.oracle import run_oracle
 from gatebench.models.config import Budget, DiffGate, GateConfig, OracleGate, TestsGate
 
@@ -33,17 +34,6 @@ SELFTEST_CONFIG = GateConfig(
     budget=Budget(blocks=7, hook_seconds=900),
 )
 MIN_INJECTIONS = 3
-
-
-@dataclass
-class Failure:
-    task: str
-    file: str
-    check: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.task}: {self.file}: {self.check}: {self.message}"
 
 
 @dataclass
@@ -156,7 +146,7 @@ def check_task(tf: TaskFiles, jobs: int = 2) -> tuple[list[Judged], list[Failure
     by = {j.state: j for j in judged}
     ref, base = by["reference"], by["base"]
     for j in judged:
-        where = _file_of(tf, j.state)
+        where = file_of(tf, j.state)
         for e in j.errors:
             fails.append(Failure(tf.id, where, "runs", e))
         if j.flaky():
@@ -189,7 +179,7 @@ def check_task(tf: TaskFiles, jobs: int = 2) -> tuple[list[Judged], list[Failure
     return judged, fails
 
 
-def _file_of(tf: TaskFiles, state: str) -> str:
+def file_of(tf: TaskFiles, state: str) -> str:
     if state == "base":
         return f"tasks/{tf.id}/repo/"
     if state == "reference":

@@ -8,7 +8,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from gatebench.cli import UsageError
+from gatebench.errors import UsageError
 from gatebench.models.loading import load_model
 from gatebench.models.task import Inject, Task
 from gatebench.paths import project_root

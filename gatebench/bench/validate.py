@@ -3,13 +3,26 @@
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 
-from gatebench.cli import UsageError
+from gatebench.errors import UsageError
 from gatebench.paths import configs_dir
 
 
+@dataclass
+class Failure:
+    """One named problem: which task, which file, which check, what is wrong."""
+
+    task: str
+    file: str
+    check: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.task}: {self.file}: {self.check}: {self.message}"
+
+
 def validate_configs() -> list:
-    from gatebench.bench.selftest import Failure
     from gatebench.installer.configs import load_config
 
     out = []

@@ -10,6 +10,8 @@ import argparse
 import importlib
 import sys
 
+from gatebench.errors import UsageError
+
 VERBS: dict[str, str] = {
     "install": "gatebench.cli.install",
     "uninstall": "gatebench.cli.uninstall",
@@ -29,10 +31,6 @@ EXIT_OK = 0
 EXIT_FAIL = 1  # the verb ran and its check failed (selftest found a fault, a matrix cell failed)
 EXIT_USAGE = 2  # bad input: a file or field is wrong; nothing was changed
 EXIT_INTERRUPTED = 130
-
-
-class UsageError(Exception):
-    """Bad input from the user: printed as `gatebench: error: ...`, exit 2, nothing changed."""
 
 
 def _available() -> dict[str, object]:

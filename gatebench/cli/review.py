@@ -76,9 +76,10 @@ def review(work: Path, args: argparse.Namespace) -> dict:
     from gatebench.cli import UsageError
     from gatebench.hook import snapshot
     from gatebench.hook.defaults import DEFAULT_IGNORE
-    from gatebench.hook.gates import GateContext, review
+    from gatebench.hook.gates import GateContext
     from gatebench.hook.globs import GlobSet
     from gatebench.hook.state import Paths
+    from gatebench.review import gate as review_gate
 
     repo, state = locate(work, args.state)
     paths = Paths(str(state))
@@ -106,7 +107,7 @@ def review(work: Path, args: argparse.Namespace) -> dict:
         diff=d, protected_touched=[p for p in d.paths if protected.match(p)], stray=[], resolved=resolved,
         session={}, attempt=0, last_message="", deadline=time.monotonic() + spec["timeout_s"] + 300.0,
     )
-    v = review.run(spec, ctx)
+    v = review_gate.run(spec, ctx)
     one = (v.details.get("reviewers") or [{}])[0]
     return {
         "work": str(repo), "state_dir": str(state), "baseline": str(base_path), "reviewer": name,

@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         injections = tf.injections()
         for j in judged:
             kind = injections[j.state[7:]].kind if j.state.startswith("inject:") else j.state
-            where = stt._file_of(tf, j.state)
+            where = stt.file_of(tf, j.state)
             ok = "FAIL" if any(f.file.startswith(where) for f in fails) else "ok"
             rows.append((tf.id, j.state, kind, j.verdicts, ok))
         print(f"[{n}/{len(tasks)}] {tf.id}: {len(judged)} end states, {len(fails)} failures, "

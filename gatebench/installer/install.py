@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from gatebench.cli import UsageError
+from gatebench.errors import UsageError
 from gatebench.hook.defaults import SETTINGS_TIMEOUT_MARGIN_S
 from gatebench.hook.state import default_state_dir
 from gatebench.installer import settings as st

@@ -9,7 +9,7 @@ from typing import TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from gatebench.cli import UsageError
+from gatebench.errors import UsageError
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -47,7 +47,7 @@ class Worker(Protocol):
 def require_claude() -> str:
     """The pinned CLI's path; its absence is bad input (exit 2) naming where it was looked for."""
     from gatebench.claude_cli import ClaudeNotFoundError, find_claude
-    from gatebench.cli import UsageError
+    from gatebench.errors import UsageError
 
     try:
         return str(find_claude())
@@ -76,7 +76,7 @@ def write_json_atomic(path: Path, data: dict) -> None:
 
 def run_worker(name: str, cell: CellPaths, opts: WorkerOptions, stop: Callable[[], str | None] | None = None) -> dict:
     """Run worker `name` on a prepared cell and write worker.json. Bad input raises UsageError, before anything runs."""
-    from gatebench.cli import UsageError
+    from gatebench.errors import UsageError
 
     if name not in WORKERS:
         raise UsageError(f"unknown worker {name!r} (known: {', '.join(sorted(WORKERS))})")

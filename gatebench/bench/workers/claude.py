@@ -5,8 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 
-from gatebench.bench.cell import CellPaths
-from gatebench.bench.prep import session_id_for
+from gatebench.bench.cell import CellPaths, session_id_for
 from gatebench.bench.workers import require_claude
 from gatebench.bench.workers.launch import (
     CELL_ENV,
@@ -17,7 +16,7 @@ from gatebench.bench.workers.launch import (
     task_prompt,
 )
 from gatebench.claude_cli import claude_argv, claude_env
-from gatebench.cli import UsageError
+from gatebench.errors import UsageError
 from gatebench.models.cell import CellMeta
 
 # Everything of the user's environment that reaches the agent: how to authenticate, nothing else.

@@ -12,8 +12,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from gatebench.bench.cell import CellPaths
-from gatebench.bench.prep import session_id_for
+from gatebench.bench.cell import CellPaths, session_id_for
 from gatebench.bench.workers import require_claude
 from gatebench.bench.workers.launch import (
     CELL_ENV,
@@ -24,7 +23,7 @@ from gatebench.bench.workers.launch import (
     task_prompt,
 )
 from gatebench.claude_cli import claude_argv, claude_env
-from gatebench.cli import UsageError
+from gatebench.errors import UsageError
 from gatebench.hook.snapshot import read_blob, read_json
 from gatebench.hook.state import Paths
 from gatebench.installer.configs import content_hash

@@ -88,7 +88,7 @@ GATES: dict[str, str] = {
     "tests": "gatebench.hook.gates.tests",
     "self_check": "gatebench.hook.gates.self_check",
     "oracle": "gatebench.hook.gates.oracle",
-    "review": "gatebench.hook.gates.review",
+    "review": "gatebench.review.gate",
 }
 
 

@@ -1,0 +1,89 @@
+"""The layout's rules, checked on the source: dependencies point down, hook/ stays standard library only."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+PKG = Path(__file__).resolve().parent.parent / "gatebench"
+
+# Higher imports lower, never the reverse (SPEC.md section 1). Packages of one rank do not import each other.
+RANK = {"cli": 8, "bench": 7, "analyze": 6, "installer": 6, "sim": 5, "review": 4, "models": 3, "hook": 2,
+        "leaf": 1}
+LEAVES = {"gatebench", "gatebench.errors", "gatebench.paths", "gatebench.claude_cli", "gatebench.claude_version"}
+
+
+def part(module: str) -> str:
+    if module in LEAVES:
+        return "leaf"
+    if module == "gatebench.__main__":
+        return "cli"  # the entry point: the one module outside cli/ that may import it
+    name = module.split(".")[1]
+    assert name in RANK, f"{module}: package {name} has no rank in tests/test_layout.py (and SPEC.md section 1)"
+    return name
+
+
+def modules() -> dict[str, list[tuple[str, int]]]:
+    """module -> [(imported module, line)], every import in the file, function-level ones included."""
+    out = {}
+    for f in sorted(PKG.rglob("*.py")):
+        parts = f.relative_to(PKG.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found = []
+        for n in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if isinstance(n, ast.Import):
+                found += [(a.name, n.lineno) for a in n.names]
+            elif isinstance(n, ast.ImportFrom) and n.module and n.level == 0:
+                found += [(n.module, n.lineno)]
+                # `from gatebench import x` imports the module gatebench.x when there is one
+                if n.module == "gatebench":
+                    found += [(f"gatebench.{a.name}", n.lineno) for a in n.names
+                              if (PKG / a.name).is_dir() or (PKG / f"{a.name}.py").is_file()]
+        out[name] = found
+    return out
+
+
+def test_dependencies_point_down_and_nothing_outside_cli_imports_cli():
+    bad = []
+    for mod, imports in modules().items():
+        me = part(mod)
+        for target, line in imports:
+            if not target.startswith("gatebench"):
+                continue
+            them = part(target)
+            if them != me and RANK[them] >= RANK[me]:
+                bad.append(f"{mod}:{line} ({me}) imports {target} ({them})")
+    assert not bad, "\n".join(bad)
+
+
+def test_hook_imports_only_the_standard_library_and_itself():
+    bad = []
+    for mod, imports in modules().items():
+        if part(mod) != "hook":
+            continue
+        for target, line in imports:
+            top = target.split(".")[0]
+            ok = target in ("gatebench", "__future__") or target.startswith("gatebench.hook") or (
+                top != "gatebench" and top in sys.stdlib_module_names)
+            if not ok:
+                bad.append(f"{mod}:{line} imports {target}")
+    assert not bad, "\n".join(bad)
+
+
+def test_the_rules_catch_an_upward_import(tmp_path, monkeypatch):
+    # The checks above must be able to fail: an upward import in a fake hook module is reported.
+    fake = tmp_path / "gatebench"
+    (fake / "hook").mkdir(parents=True)
+    (fake / "cli").mkdir()
+    (fake / "hook" / "x.py").write_text("import yaml\nfrom gatebench.cli import main\n")
+    (fake / "cli" / "y.py").write_text("from gatebench.hook import x\n")
+    monkeypatch.setattr(sys.modules[__name__], "PKG", fake)
+    for check in (test_dependencies_point_down_and_nothing_outside_cli_imports_cli,
+                  test_hook_imports_only_the_standard_library_and_itself):
+        try:
+            check()
+        except AssertionError as e:
+            assert "gatebench.hook.x" in str(e)
+        else:
+            raise AssertionError(f"{check.__name__} accepted an upward import")
