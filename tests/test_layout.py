@@ -87,3 +87,24 @@ def test_the_rules_catch_an_upward_import(tmp_path, monkeypatch):
             assert "gatebench.hook.x" in str(e)
         else:
             raise AssertionError(f"{check.__name__} accepted an upward import")
+
+
+HEAVY = ("pydantic", "yaml", "filelock", "gatebench.sim", "gatebench.bench", "gatebench.analyze",
+         "gatebench.installer", "gatebench.models", "gatebench.review")
+
+
+def loaded_by(argv: list[str]) -> list[str]:
+    import subprocess
+
+    probe = ("import sys, gatebench.cli as c\ntry:\n    c.main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+             "print('\\n'.join(sys.modules), file=sys.stderr)")
+    r = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True, timeout=60)
+    return r.stderr.split()
+
+
+def test_help_imports_no_runner_no_pydantic_no_yaml_no_sim():
+    # Every verb module is loaded for --help; what they need to run is imported only when they run.
+    mods = loaded_by(["--help"])
+    assert "gatebench.cli.matrix" in mods and "gatebench.cli.run" in mods  # the probe saw the verbs load
+    assert [m for m in mods if m.startswith(HEAVY)] == []
+    assert [m for m in loaded_by(["run", "--help"]) if m.startswith(HEAVY)] == []

@@ -9,17 +9,17 @@ import argparse
 
 
 def add_cap_arguments(p: argparse.ArgumentParser) -> None:
-    from gatebench.bench.workers import WorkerOptions
+    # The defaults come from the stdlib defaults module: `--help` must not import the runner.
+    from gatebench.hook import defaults as d
 
-    d = WorkerOptions()
     p.add_argument("--worker", default="sim", help="sim (default, offline, free) or claude (real API, paid)")
-    p.add_argument("--model", default=d.model, help=f"model id, the same for every cell (default {d.model})")
-    p.add_argument("--max-turns", type=int, default=d.max_turns, help=f"turn cap per cell (default {d.max_turns})")
-    p.add_argument("--timeout-s", type=float, default=d.timeout_s,
-                   help=f"wall cap per cell in seconds (default {d.timeout_s:g})")
-    p.add_argument("--max-budget-usd", type=float, default=d.max_budget_usd,
-                   help=f"dollar cap per cell, passed to the CLI (default {d.max_budget_usd:g})")
-    p.add_argument("--policy", default=d.policy,
+    p.add_argument("--model", default=d.WORKER_MODEL, help=f"model id, the same for every cell (default {d.WORKER_MODEL})")
+    p.add_argument("--max-turns", type=int, default=d.WORKER_MAX_TURNS, help=f"turn cap per cell (default {d.WORKER_MAX_TURNS})")
+    p.add_argument("--timeout-s", type=float, default=d.WORKER_TIMEOUT_S,
+                   help=f"wall cap per cell in seconds (default {d.WORKER_TIMEOUT_S:g})")
+    p.add_argument("--max-budget-usd", type=float, default=d.WORKER_MAX_BUDGET_USD,
+                   help=f"dollar cap per cell, passed to the CLI (default {d.WORKER_MAX_BUDGET_USD:g})")
+    p.add_argument("--policy", default=d.WORKER_POLICY,
                    help="sim agent policy in configs/sim/ or a YAML path (default: default)")
 
 

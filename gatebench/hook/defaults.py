@@ -1,4 +1,8 @@
-"""Constants shared by the stdlib hook and the pydantic models (stdlib only)."""
+"""Every default in one place: the gate runtime's, the reviewers' and the bench runner's.
+
+Standard library only, so the hook, the pydantic models, the bench and `gatebench --help` all read it
+without importing anything heavy.
+"""
 
 # Claude Code overrides the 9th consecutive block (shared/claude-code/README.md); our budget stays below it.
 CLAUDE_BLOCK_CAP = 8
@@ -40,3 +44,10 @@ DEFAULT_SELF_CHECK = """Before you finish, check your own work once:
 3. Run the project's tests and read the output; fix what fails.
 4. Think of one input the tests do not cover (an edge, an empty value, a boundary) and check it.
 If all of this holds, say so briefly and stop."""
+
+# Bench runner: the worker caps, the same for every cell of a run (WorkerOptions, `run`/`matrix` flags).
+WORKER_MODEL = "claude-sonnet-4-5-20250929"
+WORKER_MAX_TURNS = 40
+WORKER_TIMEOUT_S = 900.0
+WORKER_MAX_BUDGET_USD = 5.0  # per cell, passed to the CLI as --max-budget-usd
+WORKER_POLICY = "default"  # sim only: configs/sim/<policy>.yaml

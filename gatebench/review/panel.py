@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from gatebench.hook.text import trim
-from gatebench.review.backends import BACKENDS, ReviewJob, reviewer_env
+from gatebench.review.backends import ReviewJob, get_backend, reviewer_env
 from gatebench.review.prompt import ReviewInputs, build_prompt
 from gatebench.review.sandbox import read_only_copy, remove_copy
 from gatebench.review.verdict import ReviewResult, error
@@ -155,7 +155,6 @@ def run_panel(
     `paths` of `repo`, which is removed afterwards.
     """
     t0 = time.monotonic()
-    backends = BACKENDS if backends is None else backends
     env = reviewer_env(os.environ if base_env is None else base_env)
     workdir = read_only_copy(repo, paths)
     stamp = time.strftime("%Y%m%dT%H%M%S")
@@ -168,7 +167,8 @@ def run_panel(
         jobs.append(ReviewJob(name, spec, prompt, inputs, workdir, timeout, env, python, log))
 
     def one(job: ReviewJob) -> ReviewResult:
-        fn = backends.get(job.spec.get("backend", "claude"))
+        kind = job.spec.get("backend", "claude")
+        fn = get_backend(kind) if backends is None else backends.get(kind)
         if fn is None:
             return error(job.name, f"unknown backend {job.spec.get('backend')!r}")
         try:

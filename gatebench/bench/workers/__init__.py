@@ -10,6 +10,7 @@ A worker runs the agent in `cell.repo` until it stops (or a cap ends it), writin
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 from collections.abc import Callable
@@ -19,10 +20,11 @@ from pathlib import Path
 from typing import Protocol
 
 from gatebench.bench.cell import CellPaths
+from gatebench.hook import defaults
 from gatebench.models.cell import CellMeta
 from gatebench.models.loading import load_model
 
-DEFAULT_MODEL = "claude-sonnet-4-5-20250929"
+DEFAULT_MODEL = defaults.WORKER_MODEL
 WORKER_FILE_VERSION = 1
 
 
@@ -31,10 +33,10 @@ class WorkerOptions:
     """Caps are the same for every config of a run: an asymmetric cap would confound the comparison."""
 
     model: str = DEFAULT_MODEL
-    max_turns: int = 40
-    timeout_s: float = 900.0
-    max_budget_usd: float = 5.0  # per cell, passed to the CLI as --max-budget-usd
-    policy: str = "default"  # sim only: configs/sim/<policy>.yaml or a path
+    max_turns: int = defaults.WORKER_MAX_TURNS
+    timeout_s: float = defaults.WORKER_TIMEOUT_S
+    max_budget_usd: float = defaults.WORKER_MAX_BUDGET_USD  # per cell, passed to the CLI as --max-budget-usd
+    policy: str = defaults.WORKER_POLICY  # sim only: configs/sim/<policy>.yaml or a path
     attempt: int = 1
     extra_env: dict[str, str] = field(default_factory=dict)
 
@@ -55,13 +57,15 @@ def require_claude() -> str:
         raise UsageError(str(e))
 
 
-def _registry() -> dict[str, Worker]:
-    from gatebench.bench.workers import claude, sim
+# name -> module with `run(cell, meta, opts, stop) -> dict`, imported only when that worker runs (as GATES).
+WORKERS: dict[str, str] = {
+    "claude": "gatebench.bench.workers.claude",
+    "sim": "gatebench.bench.workers.sim",
+}
 
-    return {"claude": claude.run, "sim": sim.run}
 
-
-WORKERS: dict[str, Worker] = _registry()
+def get_worker(name: str) -> Worker:
+    return importlib.import_module(WORKERS[name]).run
 
 
 def now_iso() -> str:
@@ -88,7 +92,7 @@ def run_worker(name: str, cell: CellPaths, opts: WorkerOptions, stop: Callable[[
     started = now_iso()
     interrupted = False
     try:
-        info = WORKERS[name](cell, meta, opts, stop or (lambda: None))
+        info = get_worker(name)(cell, meta, opts, stop or (lambda: None))
     except KeyboardInterrupt:
         interrupted = True
         info = {"rc": None, "killed": "interrupted", "error": None}

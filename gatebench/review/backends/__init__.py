@@ -8,6 +8,7 @@ It never raises for a reviewer's failure: a crash, a timeout or an unreadable an
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -63,10 +64,13 @@ def keep_log(path: str | None, data: bytes) -> None:
         pass  # the log is a convenience; the verdict is already in the event
 
 
-def _registry() -> dict[str, Callable[[ReviewJob], ReviewResult]]:
-    from gatebench.review.backends import claude, command
+# name -> module with `run(job) -> ReviewResult`, imported only when a reviewer uses it (as GATES).
+BACKENDS: dict[str, str] = {
+    "claude": "gatebench.review.backends.claude",
+    "command": "gatebench.review.backends.command",
+}
 
-    return {"claude": claude.run, "command": command.run}
 
-
-BACKENDS = _registry()
+def get_backend(name: str) -> Callable[[ReviewJob], ReviewResult] | None:
+    mod = BACKENDS.get(name)
+    return importlib.import_module(mod).run if mod else None
