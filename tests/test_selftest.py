@@ -111,3 +111,32 @@ def test_bad_task_yaml_names_file_and_field(suite, mutate, field):
     r = selftest(suite)
     assert r.returncode == 2, r.stdout + r.stderr
     assert str(path) in r.stderr and field in r.stderr
+
+
+@pytest.mark.parametrize(
+    "rel, edit, field",
+    [
+        ("configs/sim/default.yaml", lambda t: t + "after_block: {fix: 0.9, repeat: 0.9, other: 0.0}\n",
+         "after_block: Value error, fix + repeat + other must be 1"),
+        ("configs/sim/cheater.yaml", lambda t: t.replace("leak: 1.0", "leak: 1.0\nleek: 0.5"), "leek: unknown key"),
+        ("configs/reviewers/adv.md", lambda t: t.replace("timeout_s: 240", "timeout_s: -5"), "timeout_s:"),
+        ("configs/reviewers/tests.md", lambda t: t.replace("---\n", "---\nvote: loud\n", 1), "vote: unknown key"),
+    ],
+)
+def test_a_broken_sim_policy_or_reviewer_definition_is_exit_2_naming_file_and_field(suite, rel, edit, field):
+    path = suite / rel
+    path.write_text(edit(path.read_text()))
+    r = selftest(suite)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert str(path) in r.stderr and field in r.stderr, r.stderr
+    assert "selftest passed" not in r.stdout  # nothing ran
+
+
+def test_the_shipped_configs_validate():
+    from gatebench.bench.validate import loaders, validate_configs
+
+    assert validate_configs() == []
+    # every kind of file under configs/ is covered by a loader (a new kind must be added there)
+    covered = {p for pattern, _ in loaders() for p in (ROOT / "configs").glob(pattern)}
+    shipped = {p for p in (ROOT / "configs").rglob("*") if p.is_file()}
+    assert shipped <= covered, sorted(map(str, shipped - covered))

@@ -1,8 +1,11 @@
-"""Validate every config-like file the bench ships (configs, sim policies, reviewer definitions)."""
+"""Validate every config-like file the bench ships (configs, sim policies, reviewer definitions).
+
+Each kind is read by the loader the bench itself uses, so what passes here is what will load later.
+"""
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from gatebench.errors import UsageError
@@ -22,27 +25,22 @@ class Failure:
         return f"{self.task}: {self.file}: {self.check}: {self.message}"
 
 
-def validate_configs() -> list:
+def loaders() -> list[tuple[str, Callable[[str], object]]]:
+    """(glob under configs/, the loader the bench uses for those files)."""
+    from gatebench.bench.workers.sim import load_policy
     from gatebench.installer.configs import load_config
+    from gatebench.review.defs import load_reviewer
 
+    return [("*.yaml", load_config), ("sim/*.yaml", load_policy), ("sim/*.yml", load_policy),
+            ("reviewers/*.md", load_reviewer)]
+
+
+def validate_configs() -> list[Failure]:
     out = []
-    for p in sorted(configs_dir().glob("*.yaml")):
-        try:
-            load_config(str(p))
-        except UsageError as e:
-            out.append(Failure("-", str(p.relative_to(configs_dir().parent)), "validate", str(e)))
-    # Formats owned by other modules are checked when those modules exist in this build.
-    for sub, modname, fn in (("sim", "gatebench.models.sim", "load_policy"),
-                             ("reviewers", "gatebench.models.reviewer", "load_reviewer")):
-        try:
-            loader = getattr(importlib.import_module(modname), fn)
-        except (ModuleNotFoundError, AttributeError):
-            continue
-        for p in sorted((configs_dir() / sub).glob("*")):
-            if p.suffix not in (".yaml", ".yml", ".md"):
-                continue
+    for pattern, load in loaders():
+        for p in sorted(configs_dir().glob(pattern)):
             try:
-                loader(p)
+                load(str(p))
             except UsageError as e:
                 out.append(Failure("-", str(p.relative_to(configs_dir().parent)), "validate", str(e)))
     return out
