@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gatebench.hook.util import signal_group
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CLAUDE = REPO_ROOT / ".tools" / "claude-code" / "node_modules" / ".bin" / "claude"
 ENV_OVERRIDE = "GATEBENCH_CLAUDE"
@@ -135,13 +137,6 @@ class CompletedRun:
     bad_lines: list[str] = field(default_factory=list)
 
 
-def _kill_group(pgid: int, sig: int) -> None:
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
 def run_claude(
     prompt: str,
     cwd: Path,
@@ -173,17 +168,17 @@ def run_claude(
     except subprocess.TimeoutExpired:
         # A process that escaped into the background may hold stdout open after the CLI exited.
         timed_out = proc.poll() is None
-        _kill_group(proc.pid, signal.SIGTERM)
+        signal_group(proc.pid, signal.SIGTERM)
         try:
             out, err = proc.communicate(timeout=KILL_GRACE_S)
         except subprocess.TimeoutExpired:
-            _kill_group(proc.pid, signal.SIGKILL)
+            signal_group(proc.pid, signal.SIGKILL)
             try:
                 out, err = proc.communicate(timeout=KILL_GRACE_S)
             except subprocess.TimeoutExpired:
                 out, err = b"", b""
     finally:
-        _kill_group(proc.pid, signal.SIGKILL)
+        signal_group(proc.pid, signal.SIGKILL)
         if proc.poll() is None:
             try:
                 proc.wait(timeout=KILL_GRACE_S)

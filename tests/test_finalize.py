@@ -12,9 +12,10 @@ from gatebench.bench.cell import CellPaths
 from gatebench.bench.finalize import finalize, never_worked, status_of, stop_records
 from gatebench.bench.leaks import scan
 from gatebench.bench.prep import prep
-from gatebench.bench.stream import read_jsonl, stream_metrics
+from gatebench.bench.stream import stream_metrics
 from gatebench.bench.tasks import apply_state, load_task
 from gatebench.bench.transcript import transcript_metrics
+from gatebench.hook.util import read_jsonl
 from gatebench.models.result import ResultRecord
 from gatebench.paths import project_root
 

@@ -9,9 +9,9 @@ from pathlib import Path
 PKG = Path(__file__).resolve().parent.parent / "gatebench"
 
 # Higher imports lower, never the reverse (SPEC.md section 1). Packages of one rank do not import each other.
-RANK = {"cli": 8, "bench": 7, "analyze": 6, "installer": 6, "sim": 5, "review": 4, "models": 3, "hook": 2,
-        "leaf": 1}
-LEAVES = {"gatebench", "gatebench.errors", "gatebench.paths", "gatebench.claude_cli", "gatebench.claude_version"}
+RANK = {"cli": 9, "bench": 8, "analyze": 7, "installer": 7, "sim": 6, "review": 5, "models": 4, "claude_cli": 3,
+        "hook": 2, "leaf": 1}
+LEAVES = {"gatebench", "gatebench.errors", "gatebench.paths", "gatebench.claude_version"}
 
 
 def part(module: str) -> str:

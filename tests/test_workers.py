@@ -15,10 +15,10 @@ from conftest import gatebench_cli
 from gatebench.bench.cell import CellPaths
 from gatebench.bench.finalize import finalize
 from gatebench.bench.prep import prep
-from gatebench.bench.stream import read_jsonl
 from gatebench.bench.workers import WorkerOptions, run_worker
 from gatebench.bench.workers.claude import credentials
 from gatebench.cli import UsageError
+from gatebench.hook.util import read_jsonl
 from gatebench.sim.agent import AgentBrain, one_hunk
 
 TAMPER_THEN_FIX = """name: tamper-then-fix

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from gatebench.bench.cell import CellPaths
 from gatebench.bench.leaks import scan
-from gatebench.bench.stream import read_jsonl, stream_metrics
+from gatebench.bench.stream import stream_metrics
 from gatebench.bench.transcript import find_transcript, transcript_metrics
 from gatebench.bench.versions import versions
 from gatebench.errors import UsageError
@@ -31,6 +31,7 @@ from gatebench.hook.globs import GlobSet
 from gatebench.hook.oracle import run_oracle
 from gatebench.hook.snapshot import diff, read_json, tree_hash, walk
 from gatebench.hook.state import Paths, read_events
+from gatebench.hook.util import read_jsonl, write_atomic
 from gatebench.models.cell import CellMeta
 from gatebench.models.loading import load_model
 from gatebench.models.result import ResultRecord
@@ -127,7 +128,7 @@ def never_worked(stops: list[dict]) -> tuple[str, str] | None:
 def tampered(repo: Path, state: Path, resolved: dict) -> list[str]:
     """Protected paths (tests, hook settings, ...) whose content differs from the baseline."""
     base = read_json(Paths(str(state)).baseline)
-    now = walk(str(repo), GlobSet(resolved.get("ignore") or []))
+    now = walk(str(repo), GlobSet(resolved.get("ignore") or DEFAULT_IGNORE))
     d = diff(base, now.manifest)
     protected = GlobSet(resolved.get("protected") or [])
     return [p for p in d.paths if protected.match(p)]
@@ -149,14 +150,14 @@ def reusable_oracle(cell: CellPaths, resolved: dict, events: list[dict], session
     its result is the last stop's. Only when the walk sees what the oracle copies (no task-specific
     ignore globs), and the oracle ran cleanly.
     """
-    if list(resolved.get("ignore") or []) != list(DEFAULT_IGNORE):
+    if list(resolved.get("ignore") or DEFAULT_IGNORE) != list(DEFAULT_IGNORE):
         return None
     last = next((e for e in reversed(events) if e.get("hook") == "stop" and e.get("session_id") == session_id), None)
     oracle = (last or {}).get("oracle")
     judged = ((last or {}).get("snapshot") or {}).get("tree")
     if not oracle or oracle.get("error") or not isinstance(oracle.get("passed"), int) or not judged:
         return None
-    now = walk(str(cell.repo), GlobSet(resolved.get("ignore") or []))
+    now = walk(str(cell.repo), GlobSet(resolved.get("ignore") or DEFAULT_IGNORE))
     if now.errors or tree_hash(now.manifest) != judged:
         return None
     return {**oracle, "seconds": 0.0, "reused_from_stop": last.get("attempt")}
@@ -251,7 +252,5 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
     timing["finalize_s"] = round(time.monotonic() - t0 - oracle["seconds"], 3)
     record["timing"] = timing
     rec = ResultRecord.model_validate(record)
-    tmp = cell.result.with_name(".result.json.tmp")
-    tmp.write_text(rec.model_dump_json(indent=1) + "\n")
-    tmp.replace(cell.result)
+    write_atomic(cell.result, rec.model_dump_json(indent=1) + "\n")
     return rec

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from filelock import FileLock
 
+from gatebench.hook.util import read_jsonl
+
 
 def lock_for(path: Path) -> FileLock:
     return FileLock(str(path) + ".lock", timeout=60)
@@ -59,16 +61,4 @@ def append(path: Path, record: dict) -> None:
 
 def read(path: Path) -> list[dict]:
     """Every valid record; lines that are not JSON objects (a torn tail) are skipped."""
-    out = []
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return []
-    for line in text.splitlines():
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(obj, dict):
-            out.append(obj)
-    return out
+    return read_jsonl(path, unreadable_ok=False)[0]

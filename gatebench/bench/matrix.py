@@ -32,6 +32,7 @@ from gatebench.bench.tasks import load_task, task_ids
 from gatebench.bench.workers import WORKERS, WorkerOptions
 from gatebench.bench.workers.launch import cell_marker, reap
 from gatebench.errors import UsageError
+from gatebench.hook.util import write_atomic
 from gatebench.installer.configs import load_config
 from gatebench.paths import configs_dir, project_root
 
@@ -155,9 +156,7 @@ def write_run_json(spec: MatrixSpec, pre: dict) -> None:
     spec.run_dir.mkdir(parents=True, exist_ok=True)
     data = {"run_id": spec.run_id, "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "pinned": spec.pinned(), "cli_version": pre.get("cli_version"), "seed": spec.seed}
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=1) + "\n")
-    tmp.replace(path)
+    write_atomic(path, json.dumps(data, indent=1) + "\n")
 
 
 def fmt_s(s: float) -> str:

@@ -23,6 +23,7 @@ from gatebench.bench.tasks import TaskFiles, apply_state, copy_tree
 from gatebench.bench.validate import Failure
 from gatebench.errors import UsageError
 from gatebench.hook.oracle import run_oracle
+from gatebench.hook.util import read_jsonl
 from gatebench.models.config import Budget, DiffGate, GateConfig, OracleGate, TestsGate
 
 JUDGED_GATES = ("diff", "tests", "oracle")
@@ -71,10 +72,10 @@ def judge(tf: TaskFiles, state: str, flake_check: bool) -> Judged:
                             "last_assistant_message": "done"})
         r = subprocess.run([sys.executable, "-m", "gatebench.hook", "stop", "--state", str(st)], input=stdin,
                            capture_output=True, text=True, timeout=1200)
-        lines = (st / "events.jsonl").read_text().splitlines() if (st / "events.jsonl").exists() else []
-        if r.returncode != 0 or not lines:
+        events = read_jsonl(st / "events.jsonl")[0]
+        if r.returncode != 0 or not events:
             return Judged(state, {}, {}, [], [f"hook exited {r.returncode} with no event: {r.stderr[-500:]}"])
-        ev = json.loads(lines[-1])
+        ev = events[-1]
         verdicts = {g["name"]: g["verdict"] for g in ev.get("gates", [])}
         errs = list(ev.get("errors", [])) + [
             f"gate {g['name']} errored: {g['details'].get('error')}" for g in ev.get("gates", [])

@@ -2,37 +2,12 @@
 
 The CLI prints one `assistant` event per content block, each repeating the message_start usage
 (output_tokens 1), so tokens are never summed from these events: the final `result` event carries
-the CLI's own totals, and the transcript gives usage per message id (metrics/transcript.py).
+the CLI's own totals, and the transcript gives usage per message id (transcript.py).
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 STOP_FEEDBACK = "Stop hook feedback:"
-
-
-def read_jsonl(path: Path) -> tuple[list[dict], int]:
-    """(objects, count of lines that were not JSON objects); a missing file is empty."""
-    events, bad = [], 0
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return [], 0
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            bad += 1
-            continue
-        if isinstance(obj, dict):
-            events.append(obj)
-        else:
-            bad += 1
-    return events, bad
 
 
 def _blocks(message: dict) -> list[dict]:

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 from gatebench.cli import UsageError
@@ -53,19 +51,10 @@ def find_ledgers(args_dirs: list[str], runs_root: Path) -> list[Path]:
 
 
 def _write(path: Path, text: str) -> None:
-    # Write then rename, so a reader never sees half a report.
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        # mkstemp creates 0600; reports are meant to be read by others (served, attached to issues).
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    # Write then rename, so a reader never sees half a report (mode per the umask: reports are shared).
+    from gatebench.hook.util import write_atomic
+
+    write_atomic(path, text)
 
 
 def run(args: argparse.Namespace) -> int:

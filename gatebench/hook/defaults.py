@@ -11,6 +11,19 @@ REASON_CHARS_MAX = 8000
 # Seconds added to the config's hook_seconds when install writes the settings `timeout`.
 SETTINGS_TIMEOUT_MARGIN_S = 30
 
+# Gate, budget and reviewer defaults. The pydantic models declare them; the stdlib runtime, which reads
+# the resolved config as plain dicts, falls back to the same values.
+HOOK_SECONDS = 600  # budget.hook_seconds: wall budget for one stop attempt, all gates
+BLOCKS = 3  # budget.blocks: blocks per session prompt before give_up
+REASON_CHARS = 4000  # reason_chars: the block reason shown to the agent
+TESTS_TIMEOUT_S = 120  # tests gate
+TESTS_FEEDBACK_CHARS = 3000  # tests gate
+REVIEW_TIMEOUT_S = 300  # review gate: the whole panel
+REVIEWER_TIMEOUT_S = 240  # one reviewer
+REVIEWER_MAX_TURNS = 12  # claude backend: --max-turns
+REVIEWER_DIFF_CHARS = 60000  # the diff is cut to this size in a reviewer's prompt
+TASK_TEST_TIMEOUT_S = 60  # a task's visible tests and its hidden oracle
+
 # The agent must not switch its own gate off: hook settings are always protected.
 HOOK_SETTINGS_GLOBS = [".claude/settings.json", ".claude/settings.local.json"]
 DEFAULT_PROTECTED = [

@@ -16,6 +16,7 @@ import time
 import xml.etree.ElementTree as ET
 
 from gatebench.hook import proc
+from gatebench.hook.defaults import TASK_TEST_TIMEOUT_S
 
 _SKIP_DIRS = {".git", "__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache"}
 
@@ -81,7 +82,7 @@ def run_oracle(
     hidden_dir: str,
     command: str,
     dest: str = "hidden_tests",
-    timeout_s: float = 60,
+    timeout_s: float = TASK_TEST_TIMEOUT_S,
     python: str | None = None,
 ) -> dict:
     """Run the hidden tests against a copy of `work`. Never raises for the agent's faults."""

@@ -12,7 +12,7 @@ import os
 import time
 
 from gatebench import __version__
-from gatebench.hook import snapshot
+from gatebench.hook import defaults, snapshot
 from gatebench.hook.decide import decide
 from gatebench.hook.defaults import DEFAULT_IGNORE
 from gatebench.hook.gates import GateContext, Verdict, get_gate
@@ -137,7 +137,7 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
         resolved = load_resolved(paths)
         cfg = resolved["config"]
         on_error = cfg.get("on_error", "open")
-        block_budget = int(cfg.get("budget", {}).get("blocks", 3))
+        block_budget = int(cfg.get("budget", {}).get("blocks", defaults.BLOCKS))
         event.update(config=cfg.get("name"), config_hash=resolved.get("config_hash"), mode=resolved.get("mode"))
         session = load_session(paths.session(sid))
         if session.get("prompt_id") != hook_input.get("prompt_id"):
@@ -147,7 +147,7 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
         session["attempts"] = attempt = session.get("attempts", 0) + 1
         event["attempt"] = attempt
         budget = cfg.get("budget", {})
-        deadline = t0 + float(budget.get("hook_seconds", 600))
+        deadline = t0 + float(budget.get("hook_seconds", defaults.HOOK_SECONDS))
         repo = resolved.get("repo") or hook_input.get("cwd") or os.getcwd()
 
         baseline = load_baseline(paths, sid)
@@ -201,7 +201,7 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
             budget=block_budget,
             on_error=on_error,
             attempt=attempt,
-            reason_chars=int(cfg.get("reason_chars", 4000)),
+            reason_chars=int(cfg.get("reason_chars", defaults.REASON_CHARS)),
         )
     except Exception as e:
         errors.append(short_error(e) if not isinstance(e, HookError) else str(e))

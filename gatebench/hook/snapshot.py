@@ -15,6 +15,7 @@ import stat
 import time
 
 from gatebench.hook.globs import GlobSet
+from gatebench.hook.util import write_atomic
 
 RACY_NS = 2_000_000_000
 BLOB_MAX_BYTES = 1 << 20  # files above this are tracked by hash only (no diff text, no restore)
@@ -142,10 +143,7 @@ def diff(base: Manifest, now: Manifest) -> Diff:
 
 
 def write_json_atomic(path: str, data: object) -> None:
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f, separators=(",", ":"))
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(data, separators=(",", ":")))
 
 
 def read_json(path: str) -> object:
@@ -175,10 +173,7 @@ def store_blobs(root: str, manifest: Manifest, blob_dir: str, must: GlobSet | No
         except OSError as e:
             errors.append(f"cannot store {rel}: {e.strerror}")
             continue
-        tmp = f"{dest}.tmp{os.getpid()}"
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, dest)
+        write_atomic(dest, data)
     return errors
 
 
@@ -211,10 +206,7 @@ def read_manifest(path: str) -> Manifest:
         pass
     data = read_json(path)
     try:
-        tmp = f"{fast}.tmp{os.getpid()}"
-        with open(tmp, "wb") as f:
-            marshal.dump(data, f)
-        os.replace(tmp, fast)
+        write_atomic(fast, marshal.dumps(data))
     except OSError:
         pass
     return data
@@ -231,10 +223,7 @@ def current(root: str, ignore: GlobSet, cache_path: str) -> Walk:
     w = walk(root, ignore, cache, cache_time)
     if w.hashed or len(w.cache) != len(cache):
         try:
-            tmp = f"{cache_path}.tmp{os.getpid()}"
-            with open(tmp, "wb") as f:
-                marshal.dump((time.time_ns(), w.cache), f)
-            os.replace(tmp, cache_path)
+            write_atomic(cache_path, marshal.dumps((time.time_ns(), w.cache)))
         except OSError as e:
             w.errors.append(f"cannot write stat cache: {e.strerror}")
     return w

@@ -17,6 +17,7 @@ import os
 import re
 
 from gatebench.hook.snapshot import read_json, write_json_atomic
+from gatebench.hook.util import read_jsonl
 
 GUARD_ENV = "GATEBENCH_HOOK_DISABLED"  # set for reviewers' own `claude -p`, so the hook does not re-enter
 STATE_ENV = "GATEBENCH_STATE"
@@ -94,14 +95,4 @@ def append_event(path: str, event: dict) -> str | None:
 
 
 def read_events(path: str) -> list[dict]:
-    out = []
-    try:
-        with open(path, encoding="utf-8") as f:
-            for ln in f:
-                try:
-                    out.append(json.loads(ln))
-                except ValueError:
-                    continue
-    except OSError:
-        pass
-    return out
+    return read_jsonl(path)[0]

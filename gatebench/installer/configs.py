@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from gatebench.hook.defaults import DEFAULT_IGNORE, HOOK_SETTINGS_GLOBS
+from gatebench.hook.util import write_atomic
 from gatebench.models.config import GateConfig, OracleBinding, ResolvedConfig, TaskBinding
 from gatebench.models.loading import load_model
 from gatebench.models.reviewer import ReviewerDef
@@ -77,6 +78,4 @@ def resolve_reviewers(cfg: GateConfig) -> dict[str, ReviewerDef]:
 
 def write_resolved(resolved: ResolvedConfig, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(resolved.model_dump_json(by_alias=True, indent=1))
-    tmp.replace(path)
+    write_atomic(path, resolved.model_dump_json(by_alias=True, indent=1))

@@ -9,6 +9,7 @@ from pathlib import Path
 from gatebench.errors import UsageError
 from gatebench.hook.defaults import SETTINGS_TIMEOUT_MARGIN_S
 from gatebench.hook.state import default_state_dir
+from gatebench.hook.util import write_atomic
 from gatebench.installer import settings as st
 from gatebench.installer.configs import load_config, resolve
 from gatebench.installer.statedir import write_state
@@ -35,9 +36,7 @@ def read_settings(path: Path) -> dict:
 
 def write_settings(path: Path, data: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n")
-    tmp.replace(path)
+    write_atomic(path, json.dumps(data, indent=2) + "\n")
 
 
 def install(repo: Path, config: str, *, local: bool = False, settings: bool = True,

@@ -8,12 +8,18 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from gatebench.hook.defaults import (
+    BLOCKS,
     CLAUDE_BLOCK_CAP,
     DEFAULT_IGNORE,
     DEFAULT_PROTECTED,
     DEFAULT_SELF_CHECK,
     DEFAULT_STRAY,
+    HOOK_SECONDS,
+    REASON_CHARS,
     REASON_CHARS_MAX,
+    REVIEW_TIMEOUT_S,
+    TESTS_FEEDBACK_CHARS,
+    TESTS_TIMEOUT_S,
 )
 from gatebench.models.reviewer import ReviewerDef
 
@@ -51,9 +57,9 @@ class TestsGate(Strict):
     command: str | None = Field(
         None, description="shell command; {python} is this interpreter. None: the task's visible test command"
     )
-    timeout_s: float = Field(120, gt=0, le=3600)
+    timeout_s: float = Field(TESTS_TIMEOUT_S, gt=0, le=3600)
     pristine: bool = Field(True, description="run protected files (tests) as they were in the snapshot")
-    feedback_chars: int = Field(3000, ge=200, le=REASON_CHARS_MAX)
+    feedback_chars: int = Field(TESTS_FEEDBACK_CHARS, ge=200, le=REASON_CHARS_MAX)
 
 
 class SelfCheckGate(Strict):
@@ -67,7 +73,7 @@ class ReviewGate(Strict):
     name: str = "review"
     reviewers: list[str] = Field(min_length=1)
     vote: Literal["any", "majority", "all"] = "any"
-    timeout_s: float = Field(300, gt=0, le=3600)
+    timeout_s: float = Field(REVIEW_TIMEOUT_S, gt=0, le=3600)
     on_no_evidence: Literal["block", "pass"] = Field(
         "pass", description="what a block with no concrete finding counts as, for reviewers with require_evidence"
     )
@@ -82,8 +88,8 @@ Gate = Annotated[DiffGate | TestsGate | SelfCheckGate | ReviewGate | OracleGate,
 
 
 class Budget(Strict):
-    blocks: int = Field(3, ge=0, lt=CLAUDE_BLOCK_CAP, description="blocks per session prompt before give_up")
-    hook_seconds: float = Field(600, gt=0, le=3600, description="wall budget for one stop attempt, all gates")
+    blocks: int = Field(BLOCKS, ge=0, lt=CLAUDE_BLOCK_CAP, description="blocks per session prompt before give_up")
+    hook_seconds: float = Field(HOOK_SECONDS, gt=0, le=3600, description="wall budget for one stop attempt, all gates")
 
 
 class GateConfig(Strict):
@@ -98,7 +104,7 @@ class GateConfig(Strict):
     protected: list[str] = Field(default_factory=lambda: list(DEFAULT_PROTECTED))
     ignore: list[str] = Field(default_factory=list, description="globs the snapshot never looks at")
     stray: list[str] = Field(default_factory=lambda: list(DEFAULT_STRAY))
-    reason_chars: int = Field(4000, ge=200, le=REASON_CHARS_MAX)
+    reason_chars: int = Field(REASON_CHARS, ge=200, le=REASON_CHARS_MAX)
 
     _globs = field_validator("protected", "ignore", "stray")(check_globs)
 

@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from gatebench.hook.defaults import REVIEWER_DIFF_CHARS, REVIEWER_MAX_TURNS, REVIEWER_TIMEOUT_S
+
 READ_ONLY_TOOLS = ["Read", "Grep", "Glob"]
 # Tools that change files or run code: a reviewer must never get them (it reviews, it does not fix).
 WRITE_TOOLS = {"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "PowerShell", "WebFetch", "WebSearch", "Task"}
@@ -27,8 +29,8 @@ class ReviewerDef(BaseModel):
     description: str = ""
     backend: Literal["claude", "command"] = "claude"
     model: str | None = Field(None, description="claude backend: --model (alias or full id); None: the CLI default")
-    max_turns: int = Field(12, ge=1, le=200, description="claude backend: --max-turns")
-    timeout_s: float = Field(240, gt=0, le=3600, description="wall seconds for one review")
+    max_turns: int = Field(REVIEWER_MAX_TURNS, ge=1, le=200, description="claude backend: --max-turns")
+    timeout_s: float = Field(REVIEWER_TIMEOUT_S, gt=0, le=3600, description="wall seconds for one review")
     allowed_tools: list[str] = Field(default_factory=lambda: list(READ_ONLY_TOOLS))
     require_evidence: bool = Field(
         True, description="a block must cite a concrete finding (file and evidence); else ReviewGate.on_no_evidence"
@@ -37,7 +39,7 @@ class ReviewerDef(BaseModel):
         None,
         description="command backend: shell command; {dir} is this file's folder, {python} the bench's interpreter",
     )
-    diff_chars: int = Field(60000, ge=1000, le=400000, description="the diff is cut to this size in the prompt")
+    diff_chars: int = Field(REVIEWER_DIFF_CHARS, ge=1000, le=400000, description="the diff is cut to this size in the prompt")
     prompt: str = Field(min_length=20, description="the body; placeholders: " + ", ".join(f"{{{p}}}" for p in PLACEHOLDERS))
     source: str | None = Field(None, description="the file it was read from")
 

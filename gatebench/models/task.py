@@ -6,18 +6,19 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
+from gatebench.hook.defaults import TASK_TEST_TIMEOUT_S
 from gatebench.models.config import Strict, check_globs
 
 
 class VisibleTests(Strict):
     command: str = Field(description="shell command run in the work copy; {python} is the bench's interpreter")
-    timeout_s: float = Field(60, gt=0, le=1800)
+    timeout_s: float = Field(TASK_TEST_TIMEOUT_S, gt=0, le=1800)
 
 
 class Oracle(Strict):
     command: str = Field(description="pytest command over `dest`; the runner appends --junitxml")
     dest: str = Field("hidden_tests", description="folder of the oracle copy where hidden/<ID>/ files land")
-    timeout_s: float = Field(60, gt=0, le=1800)
+    timeout_s: float = Field(TASK_TEST_TIMEOUT_S, gt=0, le=1800)
 
     @field_validator("dest")
     @classmethod

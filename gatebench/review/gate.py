@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import time
 
+from gatebench.hook import defaults
 from gatebench.hook.gates import GateContext, Verdict
 
 MIN_REVIEW_S = 5.0  # below this, there is no point starting a reviewer
@@ -34,7 +35,7 @@ def visible_test_output(ctx: GateContext, budget_s: float) -> tuple[str, float]:
     from gatebench.hook.gates import tests
 
     spec = dict(spec or {"kind": "tests"})
-    task_timeout = float((ctx.task or {}).get("test_timeout_s") or spec.get("timeout_s", 120))
+    task_timeout = float((ctx.task or {}).get("test_timeout_s") or spec.get("timeout_s", defaults.TESTS_TIMEOUT_S))
     spec["timeout_s"] = max(min(float(spec.get("timeout_s", task_timeout)), budget_s / 3), 1.0)
     v = tests.run(spec, ctx)
     d = v.details
@@ -56,7 +57,7 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
     if not names or missing:
         why = f"reviewers {missing} are not in the resolved config" if missing else "no reviewers named"
         return Verdict("error", details={"error": f"{why}; re-run `gatebench install` or `gatebench prep`"})
-    budget = min(float(spec.get("timeout_s", 300)), ctx.remaining() - 2.0)
+    budget = min(float(spec.get("timeout_s", defaults.REVIEW_TIMEOUT_S)), ctx.remaining() - 2.0)
     if budget < MIN_REVIEW_S:
         return Verdict("error", details={"error": f"hook time budget spent ({budget:.1f} s left) before review"})
     test_output, test_s = visible_test_output(ctx, budget)
@@ -82,7 +83,7 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
         on_no_evidence=spec.get("on_no_evidence", "pass"),
         python=ctx.python,
         log_dir=os.path.join(ctx.state_dir, "reviews"),
-        feedback_chars=int(cfg.get("reason_chars", 4000)),
+        feedback_chars=int(cfg.get("reason_chars", defaults.REASON_CHARS)),
     )
     details = {**outcome.details, "tests_seconds": round(test_s, 3), "diff_chars": len(inputs.diff)}
     return Verdict(outcome.verdict, outcome.feedback, details, time.monotonic() - t0, outcome.cost_usd)

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from gatebench.hook import defaults
 from gatebench.hook.text import trim
 from gatebench.review.backends import ReviewJob, get_backend, reviewer_env
 from gatebench.review.prompt import ReviewInputs, build_prompt
@@ -146,7 +147,7 @@ def run_panel(
     python: str,
     base_env: Mapping[str, str] | None = None,
     log_dir: str | None = None,
-    feedback_chars: int = 4000,
+    feedback_chars: int = defaults.REASON_CHARS,
     backends: Mapping[str, Callable[[ReviewJob], ReviewResult]] | None = None,
 ) -> PanelOutcome:
     """Run every reviewer in `defs` (name -> ReviewerDef as plain data) in parallel, then vote.
@@ -162,8 +163,8 @@ def run_panel(
     for key, spec in defs.items():
         name = spec.get("name") or key  # a config may name a reviewer by its file path
         log = os.path.join(log_dir, f"{stamp}-{os.getpid()}-{name}.out") if log_dir else None
-        prompt = build_prompt(name, spec["prompt"], inputs, int(spec.get("diff_chars", 60000)))
-        timeout = max(min(float(spec.get("timeout_s", 240)), budget_s), 0.1)
+        prompt = build_prompt(name, spec["prompt"], inputs, int(spec.get("diff_chars", defaults.REVIEWER_DIFF_CHARS)))
+        timeout = max(min(float(spec.get("timeout_s", defaults.REVIEWER_TIMEOUT_S)), budget_s), 0.1)
         jobs.append(ReviewJob(name, spec, prompt, inputs, workdir, timeout, env, python, log))
 
     def one(job: ReviewJob) -> ReviewResult:

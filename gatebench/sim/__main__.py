@@ -19,16 +19,11 @@ import threading
 import time
 from pathlib import Path
 
+from gatebench.hook.util import write_atomic
 from gatebench.sim.brain import ScriptError, load_brain
 from gatebench.sim.server import FakeMessagesApi
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -61,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     try:
         if args.port_file:
-            _write_atomic(args.port_file, f"{api.port}\n")
+            write_atomic(args.port_file, f"{api.port}\n")
         print(f"gatebench.sim: listening on {api.base_url}", flush=True)
         while not stop.wait(0.5):
             pass

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -21,6 +20,7 @@ from typing import Protocol
 
 from gatebench.bench.cell import CellPaths
 from gatebench.hook import defaults
+from gatebench.hook.util import write_atomic
 from gatebench.models.cell import CellMeta
 from gatebench.models.loading import load_model
 
@@ -73,9 +73,7 @@ def now_iso() -> str:
 
 
 def write_json_atomic(path: Path, data: dict) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=1) + "\n")
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(data, indent=1) + "\n")
 
 
 def run_worker(name: str, cell: CellPaths, opts: WorkerOptions, stop: Callable[[], str | None] | None = None) -> dict:

@@ -17,6 +17,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from gatebench.hook.util import signal_group
+
 CELL_ENV = "GATEBENCH_CELL"
 POLL_S = 0.05
 GRACE_S = 2.0
@@ -62,13 +64,6 @@ def reap(prefix: str, rounds: int = 5) -> list[int]:
     return killed
 
 
-def _killpg(pgid: int, sig: int) -> None:
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
 def launch(argv: list[str], *, cwd: Path, env: dict[str, str], stdout: Path, stderr: Path, timeout_s: float,
            stop: Callable[[], str | None] = lambda: None) -> dict:
     """Run argv to the end, or until the wall cap / `stop()` says why to stop. Never raises for the child's faults.
@@ -107,13 +102,13 @@ def launch(argv: list[str], *, cwd: Path, env: dict[str, str], stdout: Path, std
             raise
         finally:
             if killed or proc.poll() is None:
-                _killpg(proc.pid, signal.SIGTERM)
+                signal_group(proc.pid, signal.SIGTERM)
                 try:
                     proc.wait(GRACE_S)
                 except subprocess.TimeoutExpired:
                     pass
             # Children that outlived the CLI, or left its group, go too.
-            _killpg(proc.pid, signal.SIGKILL)
+            signal_group(proc.pid, signal.SIGKILL)
             if marker:
                 reap(marker)
             try:

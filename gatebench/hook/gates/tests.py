@@ -15,7 +15,7 @@ import stat
 import tempfile
 import time
 
-from gatebench.hook import proc
+from gatebench.hook import defaults, proc
 from gatebench.hook.gates import GateContext, Verdict
 from gatebench.hook.snapshot import read_blob
 from gatebench.hook.text import trim
@@ -78,7 +78,7 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
     t0 = time.monotonic()
     command = spec.get("command") or (ctx.task or {}).get("test_command") or DEFAULT_COMMAND
     command = command.replace("{python}", shlex.quote(ctx.python))
-    timeout = min(float(spec.get("timeout_s", 120)), ctx.remaining() - 1.0)
+    timeout = min(float(spec.get("timeout_s", defaults.TESTS_TIMEOUT_S)), ctx.remaining() - 1.0)
     if timeout <= 0:
         return Verdict("error", details={"error": "hook time budget spent before the tests could run"})
     restore = ctx.protected_touched if spec.get("pristine", True) else []
@@ -97,7 +97,7 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
     output = (r.stdout + ("\n" + r.stderr if r.stderr.strip() else "")).strip()
     details.update(returncode=r.returncode, timed_out=r.timed_out, output_tail=output[-2000:])
     seconds = time.monotonic() - t0
-    limit = int(spec.get("feedback_chars", 3000))
+    limit = int(spec.get("feedback_chars", defaults.TESTS_FEEDBACK_CHARS))
     if r.timed_out:
         feedback = f"The tests (`{command}`) did not finish within {timeout:.0f} s; something hangs.\n"
         return Verdict("block", trim(feedback + failure_digest(output), limit), details, seconds)

@@ -13,6 +13,7 @@ import shutil
 import time
 
 from gatebench.claude_cli import ENV_OVERRIDE, ClaudeNotFoundError, find_claude, parse_stream
+from gatebench.hook import defaults
 from gatebench.review import runproc
 from gatebench.review.backends import ReviewJob, keep_log
 from gatebench.review.verdict import ReviewResult, VerdictError, decode, error, from_text
@@ -30,7 +31,7 @@ def argv(claude: str, spec: dict) -> list[str]:
         # No --allowedTools on purpose: in dontAsk mode reads inside the cwd (the copy) are allowed and
         # reads anywhere else are denied, so a bench reviewer cannot open hidden tests or the state dir.
         "--permission-mode", "dontAsk",
-        "--max-turns", str(int(spec.get("max_turns", 12))),
+        "--max-turns", str(int(spec.get("max_turns", defaults.REVIEWER_MAX_TURNS))),
     ]
     if spec.get("model"):
         args += ["--model", str(spec["model"])]
