@@ -21,6 +21,21 @@ ENV_OVERRIDE = "GATEBENCH_CLAUDE"
 FALLBACK_PATH = "/usr/local/bin:/usr/bin:/bin"
 KILL_GRACE_S = 2.0
 
+# The one place the default models are defined: explicit ids, never an alias (an alias resolves to
+# whatever the installed CLI maps it to, so a bench's model would drift with the CLI). In the pinned
+# CLI the aliases opus / sonnet / haiku resolve to claude-opus-5-5 / claude-sonnet-5-5 /
+# claude-haiku-5-5; the worker default is the CLI's own default model, reviewers run the cheaper one.
+DEFAULT_WORKER_MODEL = "claude-opus-5-5"
+DEFAULT_REVIEWER_MODEL = "claude-sonnet-5-5"
+
+# Everything of the user's environment that reaches the agent: how to authenticate, nothing else.
+CREDENTIAL_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_BASE_URL",
+                   "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "ANTHROPIC_VERTEX_PROJECT_ID",
+                   "CLOUD_ML_REGION", "ANTHROPIC_BEDROCK_BASE_URL", "ANTHROPIC_VERTEX_BASE_URL")
+CREDENTIAL_PREFIXES = ("AWS_", "GOOGLE_")
+NO_CREDENTIALS = ("no credentials for the real API: set ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN (or "
+                  "CLAUDE_CODE_USE_BEDROCK with AWS_*, or CLAUDE_CODE_USE_VERTEX with ANTHROPIC_VERTEX_PROJECT_ID)")
+
 
 class ClaudeNotFoundError(RuntimeError):
     """The CLI is not where it should be; the message names the path and the fix."""
@@ -39,6 +54,48 @@ def find_claude(env: Mapping[str, str] | None = None) -> Path:
             f"Claude Code CLI at {path} ({origin}) is not executable; run scripts/setup"
         )
     return path
+
+
+def credentials(env: Mapping[str, str]) -> dict[str, str]:
+    return {k: v for k, v in env.items() if k in CREDENTIAL_VARS or k.startswith(CREDENTIAL_PREFIXES)}
+
+
+def credential_problem(env: Mapping[str, str], *, login_ok: bool = False) -> str | None:
+    """None if some way to authenticate is configured, else what to set (checked before any process starts).
+
+    `login_ok`: the CLI will run with the caller's HOME (reviewers), so a `claude login` credentials
+    file there counts too; a worker runs with a fresh HOME, where only the variables reach it.
+    """
+    c = credentials(env)
+    if c.get("ANTHROPIC_API_KEY") or c.get("CLAUDE_CODE_OAUTH_TOKEN") or c.get("ANTHROPIC_AUTH_TOKEN"):
+        return None
+    if c.get("CLAUDE_CODE_USE_BEDROCK") and any(k.startswith("AWS_") for k in c):
+        return None
+    if c.get("CLAUDE_CODE_USE_VERTEX") and (c.get("ANTHROPIC_VERTEX_PROJECT_ID") or any(k.startswith("GOOGLE_") for k in c)):
+        return None
+    if login_ok:
+        config_dir = env.get("CLAUDE_CONFIG_DIR") or (os.path.join(env["HOME"], ".claude") if env.get("HOME") else "")
+        if config_dir and os.path.isfile(os.path.join(config_dir, ".credentials.json")):
+            return None
+        return NO_CREDENTIALS + ", or log in with `claude login`"
+    return NO_CREDENTIALS
+
+
+def api_error_text(result: Mapping[str, Any] | None) -> str | None:
+    """The CLI's own words for a failed API call (status, error type, message), None if it was not one.
+
+    The `result` event of a run that ended in an API error carries `api_error_status`,
+    `api_error_type` and, as `result`, the CLI's message (e.g. 401: "Invalid API key · ...", other
+    statuses quote the API's own error message).
+    """
+    if not result:
+        return None
+    status, kind = result.get("api_error_status"), result.get("api_error_type")
+    if status is None and kind is None and result.get("terminal_reason") != "api_error":
+        return None
+    message = result.get("result") if isinstance(result.get("result"), str) else ""
+    head = " ".join(str(x) for x in (status, kind) if x is not None) or "(api_error, no status)"
+    return f"API error {head}: {message}".rstrip(": ")
 
 
 def parse_version(text: str) -> str:

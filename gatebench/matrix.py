@@ -107,11 +107,17 @@ def preflight(spec: MatrixSpec, env: dict | None = None) -> dict:
     if spec.reps < 1 or spec.jobs < 1:
         raise UsageError("--reps and --jobs must be at least 1")
     names = {}
+    reviewer_models: dict[str, list[str]] = {}  # model -> configs whose reviewers run it
     for c in spec.configs:
         cfg = load_config(c)
         if cfg.name != Path(c).stem:
             raise UsageError(f"config {c}: its name {cfg.name!r} differs from the file name; cells are named by it")
         names[c] = cfg.name
+        from gatebench.configs import resolve_reviewers
+
+        for d in resolve_reviewers(cfg).values():
+            if d.backend == "claude":
+                reviewer_models.setdefault(d.model or "(the CLI's default)", []).append(cfg.name)
     for t in spec.tasks:
         tf = load_task(t)
         if not tf.hidden.is_dir():
@@ -133,7 +139,7 @@ def preflight(spec: MatrixSpec, env: dict | None = None) -> dict:
         problem = credential_problem(env)
         if problem:
             raise UsageError(problem)
-    return {"cli_version": version}
+    return {"cli_version": version, "reviewer_models": {m: sorted(set(cs)) for m, cs in reviewer_models.items()}}
 
 
 def check_pinned(spec: MatrixSpec) -> None:

@@ -82,6 +82,14 @@ def run(args: argparse.Namespace) -> int:
     fake = " (sim: fake dollars from the CLI's price table, nothing is paid)" if spec.worker == "sim" else ""
     print(f"[preflight] {len(spec.configs)} config(s) x {len(spec.tasks)} task(s) x {spec.reps} rep(s) = {len(cells)} "
           f"cells; {len(done)} done, {todo} to run; worker {spec.worker}, model {opts.model}, CLI {pre['cli_version']}")
+    from gatebench.claude_cli import DEFAULT_REVIEWER_MODEL, DEFAULT_WORKER_MODEL
+
+    def dflt(m: str, d: str) -> str:
+        return f"{m} (default)" if m == d else m
+
+    revs = "; ".join(f"{dflt(m, DEFAULT_REVIEWER_MODEL)} in {', '.join(cs)}" for m, cs in pre["reviewer_models"].items())
+    print(f"[preflight] models: worker {dflt(opts.model, DEFAULT_WORKER_MODEL)}; reviewers {revs or 'none'}"
+          + (" (sim: the scripted agent and reviewers play these models)" if spec.worker == "sim" else ""))
     print(f"[preflight] cost estimate ${est:.2f} (${per_cell:.2f}/cell, {basis}){fake}"
           + (f"; ceiling ${spec.max_cost_usd:g}" if spec.max_cost_usd is not None else ""))
     if args.dry_run:

@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from gatebench.claude_cli import DEFAULT_REVIEWER_MODEL
+
 READ_ONLY_TOOLS = ["Read", "Grep", "Glob"]
 # Tools that change files or run code: a reviewer must never get them (it reviews, it does not fix).
 WRITE_TOOLS = {"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "PowerShell", "WebFetch", "WebSearch", "Task"}
@@ -26,7 +28,8 @@ class ReviewerDef(BaseModel):
     name: str = Field(pattern=r"^[A-Za-z0-9_.+-]+$", description="the file's stem unless given")
     description: str = ""
     backend: Literal["claude", "command"] = "claude"
-    model: str | None = Field(None, description="claude backend: --model (alias or full id); None: the CLI default")
+    model: str | None = Field(DEFAULT_REVIEWER_MODEL,
+                              description="claude backend: --model (a full id; an alias drifts with the CLI); null: the CLI's default")
     max_turns: int = Field(12, ge=1, le=200, description="claude backend: --max-turns")
     timeout_s: float = Field(240, gt=0, le=3600, description="wall seconds for one review")
     allowed_tools: list[str] = Field(default_factory=lambda: list(READ_ONLY_TOOLS))

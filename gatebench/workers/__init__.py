@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Protocol
 
 from gatebench.cell import CellPaths
+from gatebench.claude_cli import DEFAULT_WORKER_MODEL as DEFAULT_MODEL
 from gatebench.loading import load_model
 from gatebench.models.cell import CellMeta
 
-DEFAULT_MODEL = "claude-sonnet-4-5-20250929"
 WORKER_FILE_VERSION = 1
 
 
