@@ -181,6 +181,7 @@ class Progress:
         self.t0 = time.monotonic()
         self.finished_here = 0
         self.lock = threading.Lock()
+        self.money = "$"
 
     def add_cost(self, usd: float) -> None:
         with self.lock:
@@ -194,7 +195,7 @@ class Progress:
             self.infra += rec.get("status") == "infra_error"
             left = self.total - self.done
             rate = (time.monotonic() - self.t0) / self.finished_here
-            print(f"[matrix] {self.done}/{self.total} cells | solved {self.solved} | ${self.cost:.2f} | "
+            print(f"[matrix] {self.done}/{self.total} cells | solved {self.solved} | {self.money}{self.cost:.2f} | "
                   f"infra {self.infra} | ETA {fmt_s(rate * left)} | {rec.get('cell_id')}: {rec.get('status')}"
                   f"{' solved' if rec.get('solved') else ''}", file=self.out, flush=True)
 
@@ -336,6 +337,7 @@ class Matrix:
         todo = [c for c in cells if c.id not in done_ids]
         reap(f"{spec.run_dir.resolve()}/")  # leftovers of an earlier matrix that was killed with its workers
         self.progress = Progress(len(cells), done, self.out)
+        self.progress.money = "sim $" if spec.worker == "sim" else "$"  # simulated dollars are never paid
         self.progress.add_cost(sum(float(x.get("cost_usd") or 0) for x in ledger.read(spec.infra_log)
                                    if not x.get("final")))
         print(f"[matrix] run {spec.run_id}: {len(cells)} cells, {len(done)} already in the ledger, "

@@ -141,3 +141,59 @@ def runs_for_half_width(runs: int, mean_width: float, target: float = 0.05) -> i
 
 def aa_config(cfg: synth.SynthConfig, name: str) -> synth.SynthConfig:
     return dataclasses.replace(cfg, name=name)
+
+
+@dataclass
+class PlanCheck:
+    """Planner check: the plan from a pilot matrix, followed, against the half-width it promised."""
+
+    target: float
+    ratios: list[float] = field(default_factory=list)  # achieved half-width / target, per matrix
+    planned_tasks: list[int] = field(default_factory=list)
+    no_plan: int = 0  # pilots with no spread to plan from
+
+    def share(self, lo: float, hi: float) -> float:
+        return sum(lo <= r <= hi for r in self.ratios) / len(self.ratios) if self.ratios else float("nan")
+
+    @property
+    def reached(self) -> float:
+        """Share of followed plans whose half-width came within 20% of the target (or under it)."""
+        return self.share(0.0, 1.2)
+
+    @property
+    def within_20(self) -> float:
+        """Share within 20% either way (a plan that over-spends by a lot misses this one)."""
+        return self.share(0.8, 1.2)
+
+
+def follow_plans(cfg: synth.SynthConfig, base: synth.SynthConfig, pop: synth.Population, tasks: int, reps: int,
+                 matrices: int, seed: int, comparison: str, target: float = 0.05,
+                 max_tasks: int = 20_000) -> PlanCheck:
+    """Pilot matrix -> planner -> a fresh matrix of the planned size -> its half-width.
+
+    The followed matrix's half-width is t_{T-1} * sd / sqrt(T) over its per-task values: the width the
+    expanded-percentile bootstrap reproduces (a bootstrap over thousands of tasks per matrix would cost
+    minutes and change nothing at this size).
+    """
+    from gatebench.analyze import planner
+
+    out = PlanCheck(target)
+    arms = [base, cfg] if comparison == "between" else [cfg]
+    for i in range(matrices):
+        s = seed * 1_000_003 + i
+        g = grouped_runs(synth.generate(arms, tasks, reps, seed=s, pop=pop))
+        plan = next(p for p in planner.plans(g, [a.name for a in arms], base.name if comparison == "between"
+                                             else None, target) if p.comparison == comparison)
+        if plan.tasks_needed is None:
+            out.no_plan += 1
+            continue
+        need = min(plan.tasks_needed, max_tasks)
+        out.planned_tasks.append(need)
+        g2 = grouped_runs(synth.generate(arms, need, reps, seed=s + 700_000_000, pop=pop))
+        if comparison == "between":
+            values, _ = planner.between_values(g2[cfg.name], g2[base.name])
+        else:
+            values, _ = planner.within_values(g2[cfg.name])
+        sd = planner.sd(values)
+        out.ratios.append(planner.half_width(sd, len(values)) / target if sd else 0.0)
+    return out

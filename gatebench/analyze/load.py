@@ -49,6 +49,9 @@ class Run:
     versions: dict
     source: str  # "file:line", for messages
     base_dir: str  # the ledger's folder: relative paths in `paths` are taken from there
+    worker: str = ""  # provenance, read tolerantly (gatebench/analyze/provenance.py)
+    sim_policy: str | None = None
+    sealed: bool | None = None
 
 
 @dataclass
@@ -143,7 +146,11 @@ def to_run(d: dict, source: str, base_dir: str) -> Run:
     except (KeyError, TypeError, AttributeError, ValueError):
         run = None
     # The fast path only says "something is off"; the careful one says what, or accepts what it could not.
-    return run if run is not None else _to_run_checked(d, source, base_dir)
+    run = run if run is not None else _to_run_checked(d, source, base_dir)
+    from gatebench.analyze.provenance import record_fields
+
+    run.worker, run.sim_policy, run.sealed = record_fields(d)
+    return run
 
 
 _OPTIONAL_NUM = (("cost_usd", 0.0), ("reviewer_cost_usd", 0.0), ("turns", 0), ("wall_s", 0.0))

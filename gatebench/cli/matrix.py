@@ -98,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
     summary = Matrix(spec).run()
     print(json.dumps(summary, indent=1) if args.json else
           f"[matrix] {summary['recorded']}/{summary['cells']} cells recorded, {summary['solved']} solved, "
-          f"{summary['infra_error']} infra errors, ${summary['cost_usd']:.2f}; ledger {summary['ledger']}")
+          f"{summary['infra_error']} infra errors, {'sim $' if spec.worker == 'sim' else '$'}{summary['cost_usd']:.2f}"
+          f"{' (simulated dollars, never paid)' if spec.worker == 'sim' else ''}; ledger {summary['ledger']}")
     if summary["interrupted"]:
         return EXIT_INTERRUPTED
     return EXIT_FAIL if summary["infra_error"] or summary["recorded"] < summary["cells"] else 0
