@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -74,6 +75,8 @@ def credential_problem(env: Mapping[str, str], *, login_ok: bool = False) -> str
     if c.get("CLAUDE_CODE_USE_VERTEX") and (c.get("ANTHROPIC_VERTEX_PROJECT_ID") or any(k.startswith("GOOGLE_") for k in c)):
         return None
     if login_ok:
+        if sys.platform == "darwin":
+            return None  # `claude login` keeps its token in the macOS Keychain, which cannot be checked here
         config_dir = env.get("CLAUDE_CONFIG_DIR") or (os.path.join(env["HOME"], ".claude") if env.get("HOME") else "")
         if config_dir and os.path.isfile(os.path.join(config_dir, ".credentials.json")):
             return None

@@ -87,7 +87,9 @@ def status_of(worker: dict | None, sm: dict, stops: list[dict], stderr_tail: str
     if "budget" in subtype or "budget" in reason:
         return "cap", "the dollar cap ended the run"
     if reason == "api_error" or (result.get("is_error") and subtype == "success"):
-        return "infra_error", f"API error: {result.get('api_error_status') or result.get('result') or reason}"
+        from gatebench.claude_cli import api_error_text  # the CLI's own words: status, type, message
+
+        return "infra_error", api_error_text(result) or f"API error: {result.get('result') or reason}"
     if result.get("is_error"):
         return "infra_error", f"the CLI ended with an error: {subtype} {result.get('errors')}"
     if tm and (tm["hook_cancelled"] or tm["hook_non_blocking_error"]):

@@ -39,6 +39,7 @@ def test_a_plain_stop_hook_benched_blocks_then_allows_and_is_scored(tmp_path):
     r = gatebench_cli("matrix", "--worker", "sim", "--configs", "stop-hook", "--tasks", "T1", "--reps", "1",
                       "--policy", str(policy), "--runs-dir", str(runs), "--run-id", "byo", check=False)
     assert r.returncode == 0, r.stdout + r.stderr
+    assert "| sim $" in r.stderr and "simulated dollars, never paid" in r.stdout  # progress and summary lines
     events = read_events(str(runs / "byo" / "cells" / "stop-hook" / "T1" / "r0" / "state" / "events.jsonl"))
     stops = [e for e in events if e.get("hook") == "stop"]
     assert [e["decision"] for e in stops] == ["block", "allow"]

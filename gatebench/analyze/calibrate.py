@@ -197,3 +197,48 @@ def follow_plans(cfg: synth.SynthConfig, base: synth.SynthConfig, pop: synth.Pop
         sd = planner.sd(values)
         out.ratios.append(planner.half_width(sd, len(values)) / target if sd else 0.0)
     return out
+
+
+def _renamed(g: dict, prefix: str) -> dict:
+    return {c: {f"{prefix}{t}": rs for t, rs in tasks.items()} for c, tasks in g.items()}
+
+
+def _merge(a: dict, b: dict) -> dict:
+    return {c: {**a.get(c, {}), **b.get(c, {})} for c in a.keys() | b.keys()}
+
+
+def follow_steps(cfg: synth.SynthConfig, base: synth.SynthConfig, pop: synth.Population, tasks: int, reps: int,
+                 matrices: int, seed: int, comparison: str, target: float = 0.05, rounds: int = 6,
+                 max_tasks: int = 20_000) -> PlanCheck:
+    """The advice followed as given: grow to `next_tasks`, analyze again, repeat until it says no more.
+
+    New tasks are fresh draws from the population added to the ones already run (the pilot is kept).
+    """
+    from gatebench.analyze import planner
+
+    out = PlanCheck(target)
+    arms = [base, cfg] if comparison == "between" else [cfg]
+    names = [a.name for a in arms]
+    for i in range(matrices):
+        s = seed * 1_000_003 + i
+        g = grouped_runs(synth.generate(arms, tasks, reps, seed=s, pop=pop))
+        n = tasks
+        for rnd in range(rounds):
+            plan = next(p for p in planner.plans(g, names, base.name if comparison == "between" else None, target)
+                        if p.comparison == comparison)
+            if plan.next_tasks is None or plan.next_tasks <= n:
+                break
+            more = min(plan.next_tasks, max_tasks) - n
+            if more <= 0:
+                break
+            g = _merge(g, _renamed(grouped_runs(synth.generate(arms, more, reps, seed=s + (rnd + 1) * 100_000_007,
+                                                               pop=pop)), f"R{rnd}-"))
+            n += more
+        out.planned_tasks.append(n)
+        if comparison == "between":
+            values, _ = planner.between_values(g[cfg.name], g[base.name])
+        else:
+            values, _ = planner.within_values(g[cfg.name])
+        sd = planner.sd(values)
+        out.ratios.append(planner.half_width(sd, len(values)) / target if sd else 0.0)
+    return out

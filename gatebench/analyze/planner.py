@@ -29,14 +29,15 @@ def sd(values: list[float]) -> float | None:
     return math.sqrt(math.fsum((v - m) ** 2 for v in values) / (len(values) - 1))
 
 
-def sd_upper(s: float, tasks: int, assurance: float = ASSURANCE) -> float:
-    """One-sided `assurance` upper confidence bound of the sd from `tasks` values (Browne 1995).
+def sd_bound(s: float, tasks: int, p: float) -> float:
+    """s * sqrt(k / chi2_p(k)), k = tasks - 1: p = 0.2 gives the one-sided 80% upper confidence bound of
+    the sd (Browne 1995), p = 0.8 the 80% lower bound. chi-square quantile by Wilson-Hilferty.
 
-    Planning on the point estimate reaches the target only about half the time: a dozen tasks estimate
-    the sd to +-20%, and the planned size goes with its square. chi-square quantile by Wilson-Hilferty.
+    A dozen tasks estimate the sd to about +-20%, and a planned size goes with its square: planning on
+    the point estimate reaches the target only about half the time.
     """
     k = tasks - 1
-    z = stats.z_quantile(1.0 - assurance)
+    z = stats.z_quantile(p)
     chi2 = k * (1.0 - 2.0 / (9.0 * k) + z * math.sqrt(2.0 / (9.0 * k))) ** 3
     return s * math.sqrt(k / max(chi2, 1e-9))
 
@@ -82,8 +83,15 @@ def make_plan(config: str, comparison: str, baseline: str | None, values: list[f
         plan.note = "every task gave the same value: no spread to plan from; run more tasks"
         return plan
     point = tasks_needed(s, target, confidence)
-    need = tasks_needed(sd_upper(s, tasks), target, confidence)
+    need = tasks_needed(sd_bound(s, tasks, 1.0 - ASSURANCE), target, confidence)
     plan.tasks_needed_point = point
+    # The next step never overshoots: grow to what even a low sd (its 80% lower bound) needs, then
+    # analyze again; the bigger sample re-estimates the sd, so the last step lands near the target.
+    step = tasks_needed(sd_bound(s, tasks, ASSURANCE), target, confidence)
+    plan.next_tasks = max(tasks, step) if step is not None else None
+    if plan.next_tasks is not None:
+        plan.next_runs = max(0, math.ceil(plan.next_tasks * per_task) - runs_now)
+        plan.next_usd = max(0.0, (plan.next_tasks - tasks) * usd_per_task)
     if need is None:
         plan.note = f"more than {MAX_TASKS} tasks needed"
         return plan

@@ -232,22 +232,33 @@ def plans(a: Analysis) -> Table:
     for p in a.plans:
         what = f"{p.config} vs {p.baseline}" if p.comparison == "between" else f"{p.config} within-run"
         s = p.config in sim or (p.baseline in sim if p.baseline else False)
+        def n(x: int | None) -> str:
+            return "–" if x is None else str(x)
+
+        if p.next_tasks is None:
+            step = "–"
+        elif p.next_tasks <= p.tasks:
+            step = "done: the target is reached (or nearly)"
+        else:
+            step = f"grow to {p.next_tasks} tasks: {p.next_runs} more runs, {money(p.next_usd, s)}; then analyze again"
         rows.append([
             what, str(p.tasks), str(p.runs_now), num(p.runs_per_task), num(100 * p.sd, 1) if p.sd is not None else "–",
             f"±{100 * p.halfwidth:.1f} pt" if p.halfwidth is not None else "–",
-            str(p.tasks_needed) if p.tasks_needed is not None else "–",
-            str(p.runs_needed) if p.runs_needed is not None else "–",
-            str(p.extra_runs) if p.extra_runs is not None else "–",
-            money(p.usd_needed, s), money(p.extra_usd, s), p.note,
+            f"{n(p.tasks_needed_point)} / {n(p.tasks_needed)}", n(p.runs_needed), n(p.extra_runs),
+            money(p.usd_needed, s), money(p.extra_usd, s), step, p.note,
         ])
     return Table(
         f"What it would take: runs for a ±{100 * (target or 0.05):g} pt 95% interval",
         ["comparison", "tasks", "runs now", "runs/task", "sd of per-task values (pt)", "half-width now",
-         "tasks needed", "runs needed", "more runs", "$ needed", "more $", "note"],
+         "tasks needed (estimate / 80% sure)", "runs needed (80% sure)", "more runs", "$ needed", "more $",
+         "next step", "note"],
         rows,
         "From this run's own per-task spread: the smallest task count T' with t(T'-1) · sd / √T' ≤ target, at the "
         "same runs per task (more reps on the same tasks cannot remove the between-task spread); dollars at each "
-        "arm's observed cost per run. A plan from a dozen tasks is itself uncertain (see the calibration).",
+        "arm's observed cost per run. A dozen tasks estimate the sd only to about ±20%: '80% sure' plans on the "
+        "sd's 80% upper bound (reaches the target in one go 4 times in 5, often overspending); the next step grows "
+        "to what even its 80% lower bound needs, and analyzing again after it lands within 20% of the target "
+        "(calibration: scripts/calibrate_analyze.py).",
     )
 
 

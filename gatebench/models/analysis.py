@@ -195,6 +195,10 @@ class Plan(Model):
     usd_now: float
     usd_needed: float | None = Field(None, description="at the observed cost per run of each arm")
     extra_usd: float | None = None
+    next_tasks: int | None = Field(None, description="the next step: tasks that even the sd's 80% lower bound needs; "
+                                   "run up to this many, then analyze again (never overshoots)")
+    next_runs: int | None = Field(None, description="more runs for the next step")
+    next_usd: float | None = Field(None, description="dollars for the next step")
     note: str = ""
 
 
