@@ -153,3 +153,20 @@ def test_cli_refuses_a_bad_target(tmp_path):
     run = ledger(tmp_path, as_sim)
     r = gatebench_cli("analyze", str(run), "--target-halfwidth", "0", check=False)
     assert r.returncode == 2 and "--target-halfwidth" in r.stderr
+
+
+def test_sim_matrix_provenance_names_both_default_models_per_config(tmp_path):
+    """A real sim matrix (none, adv): the worker's and the reviewers' models, from the records alone."""
+    from gatebench.claude_cli import DEFAULT_REVIEWER_MODEL, DEFAULT_WORKER_MODEL
+
+    require_claude()
+    runs = tmp_path / "runs"
+    gatebench_cli("matrix", "--worker", "sim", "--configs", "none,adv", "--tasks", "T1", "--reps", "1",
+                  "--runs-dir", str(runs), "--run-id", "m")
+    gatebench_cli("analyze", str(runs / "m"))
+    a = json.loads((runs / "m" / "analysis" / "analysis.json").read_text())
+    p = {x["config"]: x for x in a["provenance"]}
+    assert p["adv"]["models"] == p["none"]["models"] == [DEFAULT_WORKER_MODEL]
+    assert p["adv"]["reviewer_models"] == [DEFAULT_REVIEWER_MODEL] and p["none"]["reviewer_models"] == []
+    assert p["adv"]["sim_policies"] == ["default"] and p["adv"]["cli_versions"] == ["2.1.332"]
+    assert a["notice"].startswith("SIMULATED AGENT: every config")

@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import ValidationError
 from pydantic_core import from_json
 
+from gatebench.analyze.provenance import record_fields, reviewer_models
 from gatebench.models.result import RESULT_SCHEMA_VERSION, ResultRecord
 
 FULL_CHECK_HEAD = 50
@@ -52,6 +53,7 @@ class Run:
     worker: str = ""  # provenance, read tolerantly (gatebench/analyze/provenance.py)
     sim_policy: str | None = None
     sealed: bool | None = None
+    reviewer_models: tuple = ()
 
 
 @dataclass
@@ -147,9 +149,8 @@ def to_run(d: dict, source: str, base_dir: str) -> Run:
         run = None
     # The fast path only says "something is off"; the careful one says what, or accepts what it could not.
     run = run if run is not None else _to_run_checked(d, source, base_dir)
-    from gatebench.analyze.provenance import record_fields
-
     run.worker, run.sim_policy, run.sealed = record_fields(d)
+    run.reviewer_models = reviewer_models(d)
     return run
 
 

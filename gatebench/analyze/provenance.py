@@ -6,8 +6,22 @@ matrix's rates and dollars describe the simulator's policy, and its dollars were
 
 from __future__ import annotations
 
-from gatebench.analyze.load import Run
+from typing import TYPE_CHECKING
+
 from gatebench.models.analysis import ConfigProvenance
+
+if TYPE_CHECKING:  # load imports this module's record readers
+    from gatebench.analyze.load import Run
+
+
+def reviewer_models(d: dict) -> tuple[str, ...]:
+    """Models the record's review gates ran (finalize keeps them per gate verdict), read tolerantly."""
+    found = set()
+    for s in d.get("stops") or ():
+        for g in (s.get("gates") or ()) if isinstance(s, dict) else ():
+            models = g.get("models") if isinstance(g, dict) else None
+            found.update(m for m in models or () if isinstance(m, str))
+    return tuple(sorted(found))
 
 
 def record_fields(d: dict) -> tuple[str, str | None, bool | None]:
@@ -54,6 +68,7 @@ def config_provenance(config: str, runs: list[Run]) -> ConfigProvenance:
         simulated="yes" if len(sim) == len(runs) else ("no" if not sim else "mixed"),
         sim_policies=sorted({r.sim_policy or "unknown" for r in sim}),
         models=_values(runs, "model"),
+        reviewer_models=sorted({m for r in runs for m in r.reviewer_models}),
         cli_versions=_values(runs, "cli_version"),
         sealed="mixed" if len(sealed) > 1 else _one_of(sealed),
         gatebench=sorted({_gatebench(r) for r in runs}),

@@ -211,13 +211,14 @@ def inputs(a: Analysis) -> Table:
 def provenance(a: Analysis) -> Table:
     rows = [
         [p.config, ", ".join(p.workers), p.simulated, ", ".join(p.sim_policies) or "–", ", ".join(p.models) or "–",
+         ", ".join(p.reviewer_models) or "–",
          ", ".join(p.cli_versions) or "–", p.sealed, ", ".join(p.gatebench), ", ".join(p.config_hashes) or "–",
          "; ".join(f"{t} {'/'.join(h)}" for t, h in p.tasks.items()), str(p.records)]
         for p in a.provenance
     ]
     return Table(
         "What produced these numbers (per config)",
-        ["config", "worker", "simulated", "sim policy", "model", "CLI", "sealed", "gatebench", "config hash",
+        ["config", "worker", "simulated", "sim policy", "model", "reviewer models", "CLI", "sealed", "gatebench", "config hash",
          "tasks (hash)", "records"],
         rows,
         "From the ledger records. worker sim = gatebench's scripted agent through the real CLI and a fake API: "

@@ -168,7 +168,8 @@ class ConfigProvenance(Model):
     workers: list[str] = Field(description="sim (gatebench's scripted agent) or claude (a model)")
     simulated: Literal["yes", "no", "mixed"] = Field(description="were the cells played by the sim agent")
     sim_policies: list[str] = Field(default_factory=list, description="the sim agent's policies")
-    models: list[str] = Field(description="the model the CLI was told (versions.model)")
+    models: list[str] = Field(description="the worker's model: what the CLI was told (versions.model)")
+    reviewer_models: list[str] = Field(default_factory=list, description="models the review gates' reviewers ran")
     cli_versions: list[str]
     sealed: Literal["yes", "no", "mixed", "unknown"] = Field(description="the records' `sealed` flag; unknown when absent")
     gatebench: list[str] = Field(description="gatebench version (git commit, dirty)")

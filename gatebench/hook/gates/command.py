@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import time
 
 from gatebench.hook import proc
@@ -34,8 +35,6 @@ def checkout() -> str:
 
 
 def command_line(spec: dict, ctx: GateContext) -> str:
-    import shlex
-
     cmd = str(spec.get("command") or "")
     return cmd.replace("{python}", shlex.quote(ctx.python)).replace("{gatebench}", shlex.quote(checkout()))
 
