@@ -35,6 +35,12 @@ def record_fields(d: dict) -> tuple[str, str | None, bool | None]:
     return worker, policy, sealed if isinstance(sealed, bool) else None
 
 
+def _natural(name: str) -> tuple:
+    # T2 before T10, as metrics.natural_key (not imported: metrics -> load -> this module).
+    digits = name[len(name.rstrip("0123456789")):]
+    return (name[: len(name) - len(digits)], int(digits) if digits else -1, name)
+
+
 def _values(runs: list[Run], key: str) -> list[str]:
     return sorted({str(r.versions[key]) for r in runs if r.versions.get(key) is not None})
 
@@ -73,7 +79,7 @@ def config_provenance(config: str, runs: list[Run]) -> ConfigProvenance:
         sealed="mixed" if len(sealed) > 1 else _one_of(sealed),
         gatebench=sorted({_gatebench(r) for r in runs}),
         config_hashes=_values(runs, "config_hash"),
-        tasks={t: sorted(h) for t, h in sorted(tasks.items())},
+        tasks={t: sorted(tasks[t]) for t in sorted(tasks, key=_natural)},
     )
 
 
