@@ -107,5 +107,6 @@ def notice(prov: list[ConfigProvenance]) -> str:
     models = sorted({m for p in prov for m in p.models}) or ["unknown"]
     clis = sorted({c for p in prov for c in p.cli_versions}) or ["unknown"]
     workers = sorted({w for p in prov for w in p.workers})
-    return (f"Agent: worker {', '.join(workers)}, model {', '.join(models)}, Claude Code CLI {', '.join(clis)}; "
-            "dollars are the CLI's reported costs.")
+    dollars = ("dollars are the CLI's reported costs" if workers == ["claude"]
+               else "dollars as the records state them")  # e.g. synthetic ledgers (worker synth)
+    return f"Agent: worker {', '.join(workers)}, model {', '.join(models)}, Claude Code CLI {', '.join(clis)}; {dollars}."
