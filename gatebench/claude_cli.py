@@ -9,12 +9,14 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gatebench.hook import defaults
 from gatebench.hook.util import signal_group
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -22,6 +24,18 @@ DEFAULT_CLAUDE = REPO_ROOT / ".tools" / "claude-code" / "node_modules" / ".bin" 
 ENV_OVERRIDE = "GATEBENCH_CLAUDE"
 FALLBACK_PATH = "/usr/local/bin:/usr/bin:/bin"
 KILL_GRACE_S = 2.0
+
+# The default models live with every other default (gatebench/hook/defaults.py).
+DEFAULT_WORKER_MODEL = defaults.WORKER_MODEL
+DEFAULT_REVIEWER_MODEL = defaults.REVIEWER_MODEL
+
+# Everything of the user's environment that reaches the agent: how to authenticate, nothing else.
+CREDENTIAL_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_BASE_URL",
+                   "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "ANTHROPIC_VERTEX_PROJECT_ID",
+                   "CLOUD_ML_REGION", "ANTHROPIC_BEDROCK_BASE_URL", "ANTHROPIC_VERTEX_BASE_URL")
+CREDENTIAL_PREFIXES = ("AWS_", "GOOGLE_")
+NO_CREDENTIALS = ("no credentials for the real API: set ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN (or "
+                  "CLAUDE_CODE_USE_BEDROCK with AWS_*, or CLAUDE_CODE_USE_VERTEX with ANTHROPIC_VERTEX_PROJECT_ID)")
 
 
 class ClaudeNotFoundError(RuntimeError):
@@ -41,6 +55,50 @@ def find_claude(env: Mapping[str, str] | None = None) -> Path:
             f"Claude Code CLI at {path} ({origin}) is not executable; run scripts/setup"
         )
     return path
+
+
+def credentials(env: Mapping[str, str]) -> dict[str, str]:
+    return {k: v for k, v in env.items() if k in CREDENTIAL_VARS or k.startswith(CREDENTIAL_PREFIXES)}
+
+
+def credential_problem(env: Mapping[str, str], *, login_ok: bool = False) -> str | None:
+    """None if some way to authenticate is configured, else what to set (checked before any process starts).
+
+    `login_ok`: the CLI will run with the caller's HOME (reviewers), so a `claude login` credentials
+    file there counts too; a worker runs with a fresh HOME, where only the variables reach it.
+    """
+    c = credentials(env)
+    if c.get("ANTHROPIC_API_KEY") or c.get("CLAUDE_CODE_OAUTH_TOKEN") or c.get("ANTHROPIC_AUTH_TOKEN"):
+        return None
+    if c.get("CLAUDE_CODE_USE_BEDROCK") and any(k.startswith("AWS_") for k in c):
+        return None
+    if c.get("CLAUDE_CODE_USE_VERTEX") and (c.get("ANTHROPIC_VERTEX_PROJECT_ID") or any(k.startswith("GOOGLE_") for k in c)):
+        return None
+    if login_ok:
+        if sys.platform == "darwin":
+            return None  # `claude login` keeps its token in the macOS Keychain, which cannot be checked here
+        config_dir = env.get("CLAUDE_CONFIG_DIR") or (os.path.join(env["HOME"], ".claude") if env.get("HOME") else "")
+        if config_dir and os.path.isfile(os.path.join(config_dir, ".credentials.json")):
+            return None
+        return NO_CREDENTIALS + ", or log in with `claude login`"
+    return NO_CREDENTIALS
+
+
+def api_error_text(result: Mapping[str, Any] | None) -> str | None:
+    """The CLI's own words for a failed API call (status, error type, message), None if it was not one.
+
+    The `result` event of a run that ended in an API error carries `api_error_status`,
+    `api_error_type` and, as `result`, the CLI's message (e.g. 401: "Invalid API key · ...", other
+    statuses quote the API's own error message).
+    """
+    if not result:
+        return None
+    status, kind = result.get("api_error_status"), result.get("api_error_type")
+    if status is None and kind is None and result.get("terminal_reason") != "api_error":
+        return None
+    message = result.get("result") if isinstance(result.get("result"), str) else ""
+    head = " ".join(str(x) for x in (status, kind) if x is not None) or "(api_error, no status)"
+    return f"API error {head}: {message}".rstrip(": ")
 
 
 def parse_version(text: str) -> str:

@@ -69,10 +69,24 @@ def main(argv: list[str] | None = None) -> int:
           f"/ two-arm paired by task = {w.mean_width / p.mean_width:.2f}")
     print(line("validity check (first-stop - baseline)", e["validity"], "  (covers 0)"))
     print("  runs for ±5 pt: the suite grown in tasks at the same reps per task (half-width ~ 1/sqrt(runs))")
+
+    plan_n = max(200, args.matrices // 5)
+    print(f"\n[4] The planner ('what it would take', target ±5 pt), followed in simulation: {plan_n} pilots of "
+          f"{args.tasks} tasks x {args.reps} reps, grown with fresh tasks; achieved half-width / target")
+    plans_ok = True
+    for comp in ("between", "within"):
+        for name, fn in (("next steps, analyzing again after each", calibrate.follow_steps),
+                         ("one go, 80%-sure plan", calibrate.follow_plans)):
+            pc = fn(gated, base, pop, args.tasks, args.reps, plan_n, args.seed + 11, comp)
+            tasks_med = sorted(pc.planned_tasks)[len(pc.planned_tasks) // 2] if pc.planned_tasks else 0
+            print(f"  {comp:<8} {name:<40} within ±20%: {100 * pc.within_20:5.1f}%  at most +20%: "
+                  f"{100 * pc.reached:5.1f}%  (median tasks run {tasks_med}, no plan {pc.no_plan})")
+            if fn is calibrate.follow_steps:
+                plans_ok = plans_ok and pc.within_20 >= 0.8
     print(f"\n{time.monotonic() - t0:.0f} s")
 
     ok = all(0.93 <= t.coverage <= 0.97 for t in (r["bootstrap"], aa["bootstrap"]))
-    ok = ok and w.mean_width <= 0.5 * u.mean_width
+    ok = ok and w.mean_width <= 0.5 * u.mean_width and plans_ok
     print("calibration: " + ("ok" if ok else "OUT OF BAND (see above)"))
     return 0 if ok else 1
 

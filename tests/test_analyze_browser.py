@@ -312,3 +312,32 @@ def test_png_decoder_reads_every_filter():
     w, h, px = decode_png(png)
     assert (w, h) == (3, 5)
     assert px == [(10, 20, 30), (40, 50, 60), (70, 80, 90)] * 5
+
+
+@pytest.fixture(scope="module")
+def sim_report(tmp_path_factory) -> Path:
+    """The main job's kind of report: a real sim matrix (the real CLI, the sim agent), then `gatebench analyze`."""
+    from cli_harness import require_claude
+    from conftest import gatebench_cli
+
+    require_claude()
+    runs = tmp_path_factory.mktemp("simruns")
+    gatebench_cli("matrix", "--worker", "sim", "--configs", "none,tests", "--tasks", "T1", "--reps", "1",
+                  "--runs-dir", str(runs), "--run-id", "main")
+    gatebench_cli("analyze", str(runs / "main"))
+    return runs / "main" / "analysis" / "report.html"
+
+
+@pytest.mark.slow
+def test_sim_report_says_first_that_the_agent_was_simulated(browser, sim_report):
+    url = sim_report.as_uri()
+    browser.open(url)
+    errors, requests = browser.problems(url)
+    assert errors == [] and requests == []
+    text = browser.send("Runtime.evaluate", {"expression": "document.body.innerText"})["result"]["value"]
+    first = [ln for ln in text.splitlines() if ln.strip()][:3]
+    assert first[0] == "gatebench analysis"
+    assert first[1].startswith("SIMULATED AGENT: every config was played by gatebench's scripted sim agent "
+                               "(policy default)"), first
+    assert "simulator's policy" in first[1] and "never paid" in first[1]
+    assert "sim $" in text.split("Headline", 1)[1].split("Solve rate", 1)[0]  # the headline's dollars are labelled

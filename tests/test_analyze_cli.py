@@ -37,7 +37,9 @@ def test_writes_three_reports_and_prints_the_headline(ledger, capsys):
     a = Analysis.model_validate(data)
     assert data["schema"] == ANALYSIS_SCHEMA and a.baseline == "none"
     assert [c.config for c in a.configs] == ["none", "tests+adv"]
-    assert out.splitlines()[0].split()[:4] == ["config", "tasks", "runs", "solved"]
+    # First what produced the numbers, then the headline table.
+    assert out.splitlines()[0].startswith("Agent: worker synth, model ")
+    assert out.splitlines()[2].split()[:4] == ["config", "tasks", "runs", "solved"]
     assert "none (baseline)" in out and "tests+adv" in out
     assert "# gatebench analysis" in (d / "summary.md").read_text()
     assert (d / "report.html").read_text().startswith("<!DOCTYPE html>")

@@ -80,6 +80,10 @@ def test_status_rules():
     assert status_of(WORKER, sm(cap), [], "")[0] == "cap"
     api = {**RESULT_OK, "is_error": True, "terminal_reason": "api_error"}
     assert status_of(WORKER, sm(api), [stop(1)], "")[0] == "infra_error"
+    denied = {**api, "api_error_status": 401, "api_error_type": "authentication_error",
+              "result": "Invalid API key · Fix external API key"}  # as the CLI reports a 401
+    assert status_of(WORKER, sm(denied), [stop(1)], "") == (
+        "infra_error", "API error 401 authentication_error: Invalid API key · Fix external API key")
     assert status_of(WORKER, sm(blocks=1), [stop(1), stop(2)], "") == ("ok", None)
 
 

@@ -20,7 +20,7 @@ from gatebench.bench import ledger
 from gatebench.bench.matrix import MatrixSpec, preflight
 from gatebench.bench.workers.claude import credentials
 from gatebench.bench.workers.launch import cell_processes
-from gatebench.cli import UsageError
+from gatebench.errors import UsageError
 from gatebench.models.result import ResultRecord
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,10 +81,14 @@ def test_preflight_of_the_paid_worker_needs_credentials_and_prints_the_estimate(
     with pytest.raises(UsageError, match="no credentials"):
         preflight(MatrixSpec(configs=["none"], tasks=["T1"], worker="claude"), env=env)
     runs = tmp_path / "runs"
-    r = gatebench_cli("matrix", "--worker", "claude", "--configs", "none,tests", "--tasks", "T1,T2", "--reps", "3",
+    r = gatebench_cli("matrix", "--worker", "claude", "--configs", "none,tests,adv", "--tasks", "T1,T2", "--reps", "2",
                       "--max-budget-usd", "0.5", "--runs-dir", str(runs), "--dry-run",
                       env={**env, "ANTHROPIC_API_KEY": "sk-test"})
     assert "= 12 cells" in r.stdout and "cost estimate $6.00" in r.stdout
+    # Both default models are explicit ids, printed up front.
+    from gatebench.claude_cli import DEFAULT_REVIEWER_MODEL, DEFAULT_WORKER_MODEL
+
+    assert f"worker {DEFAULT_WORKER_MODEL} (default); reviewers {DEFAULT_REVIEWER_MODEL} (default) in adv" in r.stdout
     assert not runs.exists(), "--dry-run writes nothing"
 
 

@@ -11,7 +11,7 @@ from conftest import gatebench_cli, hook_input, run_hook
 
 from gatebench.bench import prep as prep_mod
 from gatebench.bench.prep import deny_rules, prep, seed_for
-from gatebench.cli import UsageError
+from gatebench.errors import UsageError
 from gatebench.paths import project_root
 
 ROOT = project_root()

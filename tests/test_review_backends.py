@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gatebench.claude_cli import ENV_OVERRIDE
+from gatebench.claude_cli import ENV_OVERRIDE, credentials
 from gatebench.hook.state import GUARD_ENV
 from gatebench.review.backends import ReviewJob, claude, reviewer_env
 from gatebench.review.prompt import ReviewInputs
@@ -45,8 +45,10 @@ def fake_claude(tmp: Path, lines: list[dict | str], rc: int = 0, sleep: float = 
     return exe
 
 
-def job(tmp: Path, exe: Path | None, timeout: float = 20) -> ReviewJob:
-    env = reviewer_env({**os.environ, "CLAUDE_CODE_SESSION_ID": "outer-session",
+def job(tmp: Path, exe: Path | None, timeout: float = 20, creds: dict | None = None) -> ReviewJob:
+    base = {k: v for k, v in os.environ.items() if k not in credentials(os.environ)}
+    creds = {"ANTHROPIC_API_KEY": "test-key"} if creds is None else creds
+    env = reviewer_env({**base, **creds, "HOME": str(tmp), "CLAUDE_CODE_SESSION_ID": "outer-session",
                         ENV_OVERRIDE: str(exe or tmp / "missing" / "claude")})
     spec = {"name": "adv", "backend": "claude", "model": "haiku", "max_turns": 5,
             "allowed_tools": ["Read", "Grep"], "require_evidence": True}
@@ -81,6 +83,10 @@ def test_success_reads_verdict_cost_tokens_and_model(tmp_path):
     ([result_event(subtype="error_max_turns", is_error=True, result=None,
                    errors=["Reached maximum number of turns (5)"])], 1, "error_max_turns"),
     ([result_event(is_error=True, terminal_reason="api_error")], 1, "api_error"),
+    # The CLI's own words for an API error reach the user: status, type and message.
+    ([result_event(is_error=True, terminal_reason="api_error", api_error_status=401,
+                   api_error_type="authentication_error", result="Invalid API key · Fix external API key")],
+     1, "API error 401 authentication_error: Invalid API key · Fix external API key"),
     ([result_event()], 3, "claude exited 3"),
     ([result_event(result="Looks fine to me.")], 0, "prose only"),
     ([result_event(result=None)], 0, "no text answer"),
@@ -97,3 +103,26 @@ def test_timeout_and_missing_cli(tmp_path):
     assert r.verdict == "error" and "timed out after 1 s" in r.error
     gone = claude.run(job(tmp_path, None))
     assert gone.verdict == "error" and "not found" in gone.error
+
+
+@pytest.mark.parametrize("creds, runs", [
+    ({}, False),
+    ({"CLAUDE_CODE_USE_BEDROCK": "1"}, False),  # Bedrock named, but no AWS_* credentials
+    ({"CLAUDE_CODE_OAUTH_TOKEN": "t"}, True),
+    ({"CLAUDE_CODE_USE_VERTEX": "1", "ANTHROPIC_VERTEX_PROJECT_ID": "p"}, True),
+])
+def test_no_credentials_is_an_error_before_any_process(tmp_path, creds, runs):
+    exe = fake_claude(tmp_path, [result_event()])
+    r = claude.run(job(tmp_path, exe, creds=creds))
+    assert (tmp_path / "seen.json").exists() == runs  # the stub records every call it gets
+    if not runs:
+        assert r.verdict == "error" and "set ANTHROPIC_API_KEY" in r.error and "claude login" in r.error
+    else:
+        assert r.verdict == "block"
+
+
+def test_a_claude_login_in_the_reviewers_home_counts_as_credentials(tmp_path):
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / ".credentials.json").write_text("{}")
+    r = claude.run(job(tmp_path, fake_claude(tmp_path, [result_event()]), creds={}))
+    assert r.verdict == "block" and (tmp_path / "seen.json").exists()

@@ -194,3 +194,67 @@ def test_review_verb_on_a_prepared_task_cell(tmp_path):
     assert "+++ b/pagekit/paginator.py" in prompt  # the diff of the reference against the baseline
     assert "passed" in prompt  # T1's visible tests ran on the reference
     assert {f["path"] for f in data["files"]} >= {"pagekit/paginator.py"}
+
+
+def recording_stub(tmp: Path) -> tuple[Path, Path]:
+    """A stand-in `claude` that records every call it gets (and answers nothing)."""
+    calls = tmp / "claude-calls.log"
+    exe = tmp / "claude-stub"
+    exe.write_text(f"#!/bin/sh\necho \"$@\" >> {shlex.quote(str(calls))}\nexit 1\n")
+    exe.chmod(0o755)
+    return exe, calls
+
+
+def test_review_without_credentials_exits_2_naming_them_and_starts_no_claude(calc_repo, tmp_path):
+    work = make_cell(tmp_path / "cell", calc_repo)
+    (work / "repo" / "calc.py").write_text(SNEAKY)
+    stub, calls = recording_stub(tmp_path)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "GATEBENCH_CLAUDE": str(stub)}
+    r = gatebench_cli("review", str(work), "adv", env=env, check=False)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "ANTHROPIC_API_KEY" in r.stderr and "CLAUDE_CODE_OAUTH_TOKEN" in r.stderr and "reviewer adv" in r.stderr
+    assert not calls.exists()  # no `claude` process was started
+    # The same environment with a key gets past the check and does start the CLI.
+    r2 = gatebench_cli("review", str(work), "adv", env={**env, "ANTHROPIC_API_KEY": "k"}, check=False)
+    assert r2.returncode == 1 and calls.exists(), r2.stdout + r2.stderr
+
+
+def test_api_error_reaches_the_user_in_the_clis_own_words(calc_repo, tmp_path):
+    from gatebench.sim.server import ApiError
+
+    require_claude()
+    work = make_cell(tmp_path / "cell", calc_repo)
+    (work / "repo" / "calc.py").write_text(SNEAKY)
+    home = tmp_path / "home"
+    home.mkdir()
+
+    class Unauthorized:
+        def respond(self, body):
+            raise ApiError(401, "authentication_error", "invalid x-api-key")
+
+    with fake_api(Unauthorized()) as (url, api):
+        r = gatebench_cli("review", str(work), "adv", env=claude_env(url, home), check=False)
+        statuses = {e["status"] for e in api.requests}
+    assert statuses == {401}
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "API error 401 authentication_error: Invalid API key" in r.stdout, r.stdout
+
+
+def test_review_of_an_unchanged_work_copy_makes_no_request(calc_repo, tmp_path):
+    require_claude()
+    work = make_cell(tmp_path / "cell", calc_repo)
+    home = tmp_path / "home"
+    home.mkdir()
+    script = {"steps": [{"on": "any", "times": 5, "turns": [text(json.dumps(BLOCK))]}]}
+    with fake_api(brain_from_data(script)) as (url, api):
+        r = gatebench_cli("review", str(work), "adv", "--json", env=claude_env(url, home), check=False)
+        assert api.requests == []
+        # One changed file and the same command does call the reviewer (and it blocks).
+        (work / "repo" / "calc.py").write_text(SNEAKY)
+        r2 = gatebench_cli("review", str(work), "adv", env=claude_env(url, home), check=False)
+        assert len(api.requests) >= 1 and r2.returncode == 1, r2.stdout + r2.stderr
+    data = json.loads(r.stdout)
+    assert r.returncode == 0 and data["verdict"] == "pass" and data["files"] == [] and data["cost_usd"] == 0
+    assert data["note"].startswith("nothing to review")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import gatebench_cli, write_tree
 
-from gatebench.cli import UsageError
+from gatebench.errors import UsageError
 from gatebench.hook import snapshot
 from gatebench.hook.globs import GlobSet
 from gatebench.installer.configs import load_config, resolve

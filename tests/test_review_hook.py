@@ -105,3 +105,23 @@ def test_review_verb_with_a_command_reviewer(calc_repo):
     assert json.loads(r.stdout)["verdict"] == "pass"
     bad = gatebench_cli("review", str(repo.parent / "defs"), "adv", check=False)
     assert bad.returncode == 2 and "neither a prepared cell" in bad.stderr
+
+
+def test_claude_reviewer_without_credentials_is_a_gate_error_naming_them_and_starts_nothing(calc_repo, tmp_path):
+    """Inside the hook: the same words as `gatebench review`, as the gate's error; no `claude` started."""
+    calls = tmp_path / "claude-calls.log"
+    stub = tmp_path / "claude-stub"
+    stub.write_text(f"#!/bin/sh\necho \"$@\" >> '{calls}'\nexit 1\n")
+    stub.chmod(0o755)
+    gatebench_cli("install", str(calc_repo), "--config", "adv")
+    state = calc_repo / ".claude" / "gatebench"
+    (calc_repo / "calc.py").write_text(FIXED)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "GATEBENCH_CLAUDE": str(stub)}
+    out, ev = run_hook(state, hook_input(calc_repo), env=env)
+    review = next(g for g in ev["gates"] if g["kind"] == "review")
+    assert review["verdict"] == "error", review
+    assert "no credentials for the real API: set ANTHROPIC_API_KEY" in review["details"]["error"]
+    assert not calls.exists()
+    assert ev["decision"] == "allow" and "review" in out["systemMessage"]  # on_error open: allowed, and said

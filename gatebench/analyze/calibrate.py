@@ -141,3 +141,104 @@ def runs_for_half_width(runs: int, mean_width: float, target: float = 0.05) -> i
 
 def aa_config(cfg: synth.SynthConfig, name: str) -> synth.SynthConfig:
     return dataclasses.replace(cfg, name=name)
+
+
+@dataclass
+class PlanCheck:
+    """Planner check: the plan from a pilot matrix, followed, against the half-width it promised."""
+
+    target: float
+    ratios: list[float] = field(default_factory=list)  # achieved half-width / target, per matrix
+    planned_tasks: list[int] = field(default_factory=list)
+    no_plan: int = 0  # pilots with no spread to plan from
+
+    def share(self, lo: float, hi: float) -> float:
+        return sum(lo <= r <= hi for r in self.ratios) / len(self.ratios) if self.ratios else float("nan")
+
+    @property
+    def reached(self) -> float:
+        """Share of followed plans whose half-width came within 20% of the target (or under it)."""
+        return self.share(0.0, 1.2)
+
+    @property
+    def within_20(self) -> float:
+        """Share within 20% either way (a plan that over-spends by a lot misses this one)."""
+        return self.share(0.8, 1.2)
+
+
+def follow_plans(cfg: synth.SynthConfig, base: synth.SynthConfig, pop: synth.Population, tasks: int, reps: int,
+                 matrices: int, seed: int, comparison: str, target: float = 0.05,
+                 max_tasks: int = 20_000) -> PlanCheck:
+    """Pilot matrix -> planner -> a fresh matrix of the planned size -> its half-width.
+
+    The followed matrix's half-width is t_{T-1} * sd / sqrt(T) over its per-task values: the width the
+    expanded-percentile bootstrap reproduces (a bootstrap over thousands of tasks per matrix would cost
+    minutes and change nothing at this size).
+    """
+    from gatebench.analyze import planner
+
+    out = PlanCheck(target)
+    arms = [base, cfg] if comparison == "between" else [cfg]
+    for i in range(matrices):
+        s = seed * 1_000_003 + i
+        g = grouped_runs(synth.generate(arms, tasks, reps, seed=s, pop=pop))
+        plan = next(p for p in planner.plans(g, [a.name for a in arms], base.name if comparison == "between"
+                                             else None, target) if p.comparison == comparison)
+        if plan.tasks_needed is None:
+            out.no_plan += 1
+            continue
+        need = min(plan.tasks_needed, max_tasks)
+        out.planned_tasks.append(need)
+        g2 = grouped_runs(synth.generate(arms, need, reps, seed=s + 700_000_000, pop=pop))
+        if comparison == "between":
+            values, _ = planner.between_values(g2[cfg.name], g2[base.name])
+        else:
+            values, _ = planner.within_values(g2[cfg.name])
+        sd = planner.sd(values)
+        out.ratios.append(planner.half_width(sd, len(values)) / target if sd else 0.0)
+    return out
+
+
+def _renamed(g: dict, prefix: str) -> dict:
+    return {c: {f"{prefix}{t}": rs for t, rs in tasks.items()} for c, tasks in g.items()}
+
+
+def _merge(a: dict, b: dict) -> dict:
+    return {c: {**a.get(c, {}), **b.get(c, {})} for c in a.keys() | b.keys()}
+
+
+def follow_steps(cfg: synth.SynthConfig, base: synth.SynthConfig, pop: synth.Population, tasks: int, reps: int,
+                 matrices: int, seed: int, comparison: str, target: float = 0.05, rounds: int = 6,
+                 max_tasks: int = 20_000) -> PlanCheck:
+    """The advice followed as given: grow to `next_tasks`, analyze again, repeat until it says no more.
+
+    New tasks are fresh draws from the population added to the ones already run (the pilot is kept).
+    """
+    from gatebench.analyze import planner
+
+    out = PlanCheck(target)
+    arms = [base, cfg] if comparison == "between" else [cfg]
+    names = [a.name for a in arms]
+    for i in range(matrices):
+        s = seed * 1_000_003 + i
+        g = grouped_runs(synth.generate(arms, tasks, reps, seed=s, pop=pop))
+        n = tasks
+        for rnd in range(rounds):
+            plan = next(p for p in planner.plans(g, names, base.name if comparison == "between" else None, target)
+                        if p.comparison == comparison)
+            if plan.next_tasks is None or plan.next_tasks <= n:
+                break
+            more = min(plan.next_tasks, max_tasks) - n
+            if more <= 0:
+                break
+            g = _merge(g, _renamed(grouped_runs(synth.generate(arms, more, reps, seed=s + (rnd + 1) * 100_000_007,
+                                                               pop=pop)), f"R{rnd}-"))
+            n += more
+        out.planned_tasks.append(n)
+        if comparison == "between":
+            values, _ = planner.between_values(g[cfg.name], g[base.name])
+        else:
+            values, _ = planner.within_values(g[cfg.name])
+        sd = planner.sd(values)
+        out.ratios.append(planner.half_width(sd, len(values)) / target if sd else 0.0)
+    return out

@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import ValidationError
 from pydantic_core import from_json
 
+from gatebench.analyze.provenance import record_fields, reviewer_models
 from gatebench.models.result import RESULT_SCHEMA_VERSION, ResultRecord
 
 FULL_CHECK_HEAD = 50
@@ -49,6 +50,10 @@ class Run:
     versions: dict
     source: str  # "file:line", for messages
     base_dir: str  # the ledger's folder: relative paths in `paths` are taken from there
+    worker: str = ""  # provenance, read tolerantly (gatebench/analyze/provenance.py)
+    sim_policy: str | None = None
+    sealed: bool | None = None
+    reviewer_models: tuple = ()
 
 
 @dataclass
@@ -143,7 +148,10 @@ def to_run(d: dict, source: str, base_dir: str) -> Run:
     except (KeyError, TypeError, AttributeError, ValueError):
         run = None
     # The fast path only says "something is off"; the careful one says what, or accepts what it could not.
-    return run if run is not None else _to_run_checked(d, source, base_dir)
+    run = run if run is not None else _to_run_checked(d, source, base_dir)
+    run.worker, run.sim_policy, run.sealed = record_fields(d)
+    run.reviewer_models = reviewer_models(d)
+    return run
 
 
 _OPTIONAL_NUM = (("cost_usd", 0.0), ("reviewer_cost_usd", 0.0), ("turns", 0), ("wall_s", 0.0))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from gatebench import __version__
 from gatebench.analyze import cells as cells_mod
-from gatebench.analyze import metrics
+from gatebench.analyze import metrics, planner, provenance
 from gatebench.analyze.gates import gate_stats
 from gatebench.analyze.load import Loaded, Run, load
 from gatebench.models.analysis import Analysis, CellLink, LedgerInput, Settings
@@ -31,6 +31,8 @@ METHODS = {
     "gates": "per stop attempt with an oracle result: positive = gate blocks, truth positive = oracle fails; "
     "Wilson intervals that treat stops as independent (descriptive)",
     "statuses": "ok, timeout and cap are scored (timeout and cap as not solved); infra_error is never scored",
+    "plans": "runs for a target half-width: smallest T' with t_{T'-1} * sd / sqrt(T') <= target, sd over the "
+    "per-task values of the comparison, at the same runs per task; dollars at each arm's observed cost per run",
 }
 
 
@@ -72,6 +74,7 @@ def build(
     confidence: float = 0.95,
     resamples: int = 2000,
     seed: int = 0,
+    target_halfwidth: float = 0.05,
 ) -> Analysis:
     warnings = list(loaded.warnings)
     resolved = cells_mod.resolve(loaded.runs)
@@ -133,11 +136,13 @@ def build(
             )
     points = {s.config: (s.cost_per_run, s.solve_rate.value) for s in summaries if s.solve_rate.value is not None}
     all_listed = resolved.scored + resolved.infra
+    prov = provenance.provenance(all_listed, configs + only_infra)
     return Analysis(
         gatebench=__version__,
         generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         inputs=[LedgerInput(path=i.path, lines=i.lines, used=i.used, skipped=i.skipped) for i in loaded.ledgers],
-        settings=Settings(baseline=baseline, confidence=confidence, resamples=resamples, seed=seed),
+        settings=Settings(baseline=baseline, confidence=confidence, resamples=resamples, seed=seed,
+                          target_halfwidth=target_halfwidth),
         baseline=present_baseline,
         warnings=warnings,
         methods=METHODS,
@@ -150,6 +155,9 @@ def build(
         cells=cell_links(all_listed, out_dir),
         cells_total=len(all_listed),
         cells_listed_max=CELLS_LISTED_MAX,
+        notice=provenance.notice(prov),
+        provenance=prov,
+        plans=planner.plans(grouped, configs, present_baseline, target_halfwidth, confidence),
     )
 
 
@@ -160,5 +168,6 @@ def analyze(
     confidence: float = 0.95,
     resamples: int = 2000,
     seed: int = 0,
+    target_halfwidth: float = 0.05,
 ) -> Analysis:
-    return build(load(paths), baseline, out_dir, confidence, resamples, seed)
+    return build(load(paths), baseline, out_dir, confidence, resamples, seed, target_halfwidth)

@@ -17,6 +17,7 @@ th{background:#f1f1f1}td:first-child,th:first-child{text-align:left}
 .note{color:#555;font-size:12px;margin:2px 0 12px}.warn{background:#fff4e0;border:1px solid #e0b060;padding:6px 12px}
 figure{margin:12px 0}svg.chart{display:block;max-width:100%;height:auto}
 .cells{max-height:480px;overflow:auto;display:inline-block}
+.notice{background:#e8f0ff;border:1px solid #7090d0;padding:6px 12px}
 """
 
 
@@ -68,7 +69,8 @@ def charts(a: Analysis) -> dict[str, str]:
     return {
         "rates": svg.rate_chart(rate_rows, "Solve rate per config (95% CI, task-clustered)"),
         "forest": svg.forest(forest_rows, "Δ solve rate (percentage points, 95% CI)"),
-        "cost": svg.cost_scatter(points, "Cost per run vs solve rate"),
+        "cost": svg.cost_scatter(points, "Cost per run vs solve rate"
+                                 + (" (simulated dollars: the sim agent's runs, never paid)" if tables.simulated(a) else "")),
         "heatmap": svg.heatmap(m.tasks, m.configs, cells, "Solve rate by task and config (hardest first)"),
     }
 
@@ -81,6 +83,7 @@ def render(a: Analysis) -> str:
         f"{int(100 * a.settings.confidence)}% intervals; bootstrap {a.settings.resamples} resamples, "
         f"seed {a.settings.seed}.</p>"
     )
+    notice = f'<p class="notice" id="notice"><b>{escape(a.notice)}</b></p>' if a.notice else ""
     warn = ""
     if a.warnings:
         warn = '<div class="warn"><b>Warnings</b><ul>' + "".join(f"<li>{escape(w)}</li>" for w in a.warnings) + "</ul></div>"
@@ -98,6 +101,8 @@ def render(a: Analysis) -> str:
         _section("Cost", _figure(ch["cost"]), html_table(tables.costs(a))),
         _section("Gates as classifiers", html_table(tables.gates(a))),
         _section("Task × config", _figure(ch["heatmap"]), html_table(tables.matrix(a))),
+        _section("What it would take", html_table(tables.plans(a), title=False)),
+        _section("Provenance", html_table(tables.provenance(a), title=False)),
         _section("Statuses and inputs", html_table(tables.statuses(a)), html_table(tables.inputs(a))),
         _section("Cells", '<div class="cells">' + html_table(cell_table, [c.links for c in a.cells]) + "</div>"),
     ]
@@ -107,7 +112,7 @@ def render(a: Analysis) -> str:
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
         "img-src data:\">"
         "<title>gatebench analysis</title>"
-        f"<style>{CSS}</style></head><body><h1>gatebench analysis</h1>{head}{warn}"
+        f"<style>{CSS}</style></head><body><h1>gatebench analysis</h1>{notice}{head}{warn}"
         + "".join(body)
         + "</body></html>\n"
     )

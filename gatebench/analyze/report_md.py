@@ -28,6 +28,8 @@ def render(a: Analysis) -> str:
     head = [
         "# gatebench analysis",
         "",
+        f"**{a.notice}**" if a.notice else "",
+        "",
         f"Generated {a.generated_at} by gatebench {a.gatebench}; schema `{a.schema_}`. "
         f"Baseline: `{a.baseline or 'none present'}`. {int(100 * a.settings.confidence)}% intervals; "
         f"bootstrap {a.settings.resamples} resamples, seed {a.settings.seed}.",
@@ -45,6 +47,8 @@ def render(a: Analysis) -> str:
         tables.pass_k(a),
         tables.statuses(a),
         tables.matrix(a),
+        tables.plans(a),
+        tables.provenance(a),
         tables.inputs(a),
     ]
     return "\n".join(head) + "\n".join(md_table(t) for t in sections)

@@ -36,6 +36,16 @@ def usd(x: float | None) -> str:
     return f"${x:.4f}" if abs(x) < 1 else f"${x:,.2f}"
 
 
+def simulated(a: Analysis) -> set[str]:
+    """Configs whose records (some or all) were played by the sim agent: their dollars were never paid."""
+    return {p.config for p in a.provenance if p.simulated != "no"}
+
+
+def money(x: float | None, sim: bool) -> str:
+    """Dollars, labelled `sim` when the sim agent produced them (the CLI's price table on fake tokens)."""
+    return ("sim " if sim and x is not None else "") + usd(x)
+
+
 def num(x: float | None, digits: int = 1) -> str:
     return "–" if x is None else f"{x:,.{digits}f}"
 
@@ -46,6 +56,7 @@ def pvalue(p: float) -> str:
 
 def headline(a: Analysis) -> Table:
     deltas = {d.config: d for d in a.deltas}
+    sim = simulated(a)
     rows = []
     for s in a.configs:
         d = deltas.get(s.config)
@@ -59,8 +70,8 @@ def headline(a: Analysis) -> Table:
             pts(d.estimate.value) if d else "–",
             ci(d.estimate) if d else "–",
             pvalue(d.mcnemar.p_value) if d else "–",
-            usd(s.cost_per_run),
-            usd(s.cost_per_solve),
+            money(s.cost_per_run, s.config in sim),
+            money(s.cost_per_solve, s.config in sim),
             num(s.blocks_per_run, 2),
             pct(s.give_up_rate.value),
             f"{s.status.timeout}/{s.status.cap}",
@@ -72,7 +83,8 @@ def headline(a: Analysis) -> Table:
          "cost/run", "cost/solve", "blocks/run", "give-up", "timeout/cap", "infra err"],
         rows,
         "Solve rate: mean over tasks, task-clustered CI. Δ: paired by task, cluster-bootstrap CI. "
-        "Timeouts and caps count as unsolved runs; infra errors are excluded from every rate.",
+        "Timeouts and caps count as unsolved runs; infra errors are excluded from every rate."
+        + (" `sim $` = simulated dollars (the sim agent's runs), never paid." if sim else ""),
     )
 
 
@@ -127,9 +139,11 @@ def counterfactual(a: Analysis) -> Table:
 
 def costs(a: Analysis) -> Table:
     kinds = sorted({k for s in a.configs for k in s.tokens_per_run})
+    sim = simulated(a)
     rows = [
-        [s.config + (" ★" if s.config in a.pareto else ""), usd(s.cost_per_run), usd(s.worker_cost_per_run),
-         usd(s.reviewer_cost_per_run), usd(s.cost_per_solve), pct(s.solve_rate.value),
+        [s.config + (" ★" if s.config in a.pareto else ""), money(s.cost_per_run, s.config in sim),
+         money(s.worker_cost_per_run, s.config in sim), money(s.reviewer_cost_per_run, s.config in sim),
+         money(s.cost_per_solve, s.config in sim), pct(s.solve_rate.value),
          *[num(s.tokens_per_run.get(k), 0) for k in kinds],
          num(s.turns_per_run), num(s.wall_s_per_run), num(s.blocks_per_run, 2), pct(s.give_up_rate.value),
          str(s.tamper), str(s.leak)]
@@ -141,7 +155,9 @@ def costs(a: Analysis) -> Table:
          *[f"{k.replace('_tokens', '').replace('_input', '')} tok/run" for k in kinds],
          "turns/run", "wall s/run", "blocks/run", "give-up", "tamper", "leak"],
         rows,
-        "★ = on the cost vs solve-rate Pareto frontier. Means over scored runs.",
+        "★ = on the cost vs solve-rate Pareto frontier. Means over scored runs."
+        + (" `sim $` = simulated dollars (the CLI's price table applied to the fake API's tokens), never paid."
+           if sim else ""),
     )
 
 
@@ -190,6 +206,61 @@ def matrix(a: Analysis) -> Table:
 def inputs(a: Analysis) -> Table:
     return Table("Inputs", ["ledger", "lines", "used", "skipped"],
                  [[i.path, str(i.lines), str(i.used), str(i.skipped)] for i in a.inputs])
+
+
+def provenance(a: Analysis) -> Table:
+    rows = [
+        [p.config, ", ".join(p.workers), p.simulated, ", ".join(p.sim_policies) or "–", ", ".join(p.models) or "–",
+         ", ".join(p.reviewer_models) or "–",
+         ", ".join(p.cli_versions) or "–", p.sealed, ", ".join(p.gatebench), ", ".join(p.config_hashes) or "–",
+         "; ".join(f"{t} {'/'.join(h)}" for t, h in p.tasks.items()), str(p.records)]
+        for p in a.provenance
+    ]
+    return Table(
+        "What produced these numbers (per config)",
+        ["config", "worker", "simulated", "sim policy", "model", "reviewer models", "CLI", "sealed", "gatebench", "config hash",
+         "tasks (hash)", "records"],
+        rows,
+        "From the ledger records. worker sim = gatebench's scripted agent through the real CLI and a fake API: "
+        "its rates describe the simulator's policy. sealed: unknown when the records do not say.",
+    )
+
+
+def plans(a: Analysis) -> Table:
+    target = a.settings.target_halfwidth
+    sim = simulated(a)
+    rows = []
+    for p in a.plans:
+        what = f"{p.config} vs {p.baseline}" if p.comparison == "between" else f"{p.config} within-run"
+        s = p.config in sim or (p.baseline in sim if p.baseline else False)
+        def n(x: int | None) -> str:
+            return "–" if x is None else str(x)
+
+        if p.next_tasks is None:
+            step = "–"
+        elif p.next_tasks <= p.tasks:
+            step = "done: the target is reached (or nearly)"
+        else:
+            step = f"grow to {p.next_tasks} tasks: {p.next_runs} more runs, {money(p.next_usd, s)}; then analyze again"
+        rows.append([
+            what, str(p.tasks), str(p.runs_now), num(p.runs_per_task), num(100 * p.sd, 1) if p.sd is not None else "–",
+            f"±{100 * p.halfwidth:.1f} pt" if p.halfwidth is not None else "–",
+            f"{n(p.tasks_needed_point)} / {n(p.tasks_needed)}", n(p.runs_needed), n(p.extra_runs),
+            money(p.usd_needed, s), money(p.extra_usd, s), step, p.note,
+        ])
+    return Table(
+        f"What it would take: runs for a ±{100 * (target or 0.05):g} pt 95% interval",
+        ["comparison", "tasks", "runs now", "runs/task", "sd of per-task values (pt)", "half-width now",
+         "tasks needed (estimate / 80% sure)", "runs needed (80% sure)", "more runs", "$ needed", "more $",
+         "next step", "note"],
+        rows,
+        "From this run's own per-task spread: the smallest task count T' with t(T'-1) · sd / √T' ≤ target, at the "
+        "same runs per task (more reps on the same tasks cannot remove the between-task spread); dollars at each "
+        "arm's observed cost per run. A dozen tasks estimate the sd only to about ±20%: '80% sure' plans on the "
+        "sd's 80% upper bound (reaches the target in one go 4 times in 5, often overspending); the next step grows "
+        "to what even its 80% lower bound needs, and analyzing again after it lands within 20% of the target "
+        "(calibration: scripts/calibrate_analyze.py).",
+    )
 
 
 def text_table(t: Table) -> str:

@@ -41,6 +41,13 @@ ORACLE_KEYS = ("solved", "passed", "failed", "errors", "skipped", "seconds", "fa
 ORACLE_EXTRA = ("reused_from_stop",)
 
 
+def reviewer_models(gate: dict) -> dict:
+    """`{"models": [...]}` of a review gate's reviewers (provenance for analyze), else nothing."""
+    revs = (gate.get("details") or {}).get("reviewers") if gate.get("kind") == "review" else None
+    models = sorted({str(r["model"]) for r in revs or [] if isinstance(r, dict) and r.get("model")})
+    return {"models": models} if models else {}
+
+
 def stop_records(events: list[dict], session_id: str | None) -> list[dict]:
     """The hook's stop events of this session, as StopRecord dicts, in order."""
     out = []
@@ -55,7 +62,8 @@ def stop_records(events: list[dict], session_id: str | None) -> list[dict]:
             "gates": [{"name": g.get("name"), "kind": g.get("kind"), "verdict": g.get("verdict"),
                        "seconds": g.get("seconds", 0.0), "cost_usd": g.get("cost_usd", 0.0),
                        **({"error": str((g.get("details") or {}).get("error"))[:300]}
-                          if g.get("verdict") == "error" else {})}
+                          if g.get("verdict") == "error" else {}),
+                       **reviewer_models(g)}
                       for g in e.get("gates") or []],
             "oracle_solved": oracle.get("solved") if oracle else None,
             "oracle_error": oracle.get("error") if oracle else None,
@@ -88,7 +96,9 @@ def status_of(worker: dict | None, sm: dict, stops: list[dict], stderr_tail: str
     if "budget" in subtype or "budget" in reason:
         return "cap", "the dollar cap ended the run"
     if reason == "api_error" or (result.get("is_error") and subtype == "success"):
-        return "infra_error", f"API error: {result.get('api_error_status') or result.get('result') or reason}"
+        from gatebench.claude_cli import api_error_text  # the CLI's own words: status, type, message
+
+        return "infra_error", api_error_text(result) or f"API error: {result.get('result') or reason}"
     if result.get("is_error"):
         return "infra_error", f"the CLI ended with an error: {subtype} {result.get('errors')}"
     if tm and (tm["hook_cancelled"] or tm["hook_non_blocking_error"]):

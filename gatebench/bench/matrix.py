@@ -108,11 +108,17 @@ def preflight(spec: MatrixSpec, env: dict | None = None) -> dict:
     if spec.reps < 1 or spec.jobs < 1:
         raise UsageError("--reps and --jobs must be at least 1")
     names = {}
+    reviewer_models: dict[str, list[str]] = {}  # model -> configs whose reviewers run it
     for c in spec.configs:
         cfg = load_config(c)
         if cfg.name != Path(c).stem:
             raise UsageError(f"config {c}: its name {cfg.name!r} differs from the file name; cells are named by it")
         names[c] = cfg.name
+        from gatebench.installer.configs import resolve_reviewers
+
+        for d in resolve_reviewers(cfg).values():
+            if d.backend == "claude":
+                reviewer_models.setdefault(d.model or "(the CLI's default)", []).append(cfg.name)
     for t in spec.tasks:
         tf = load_task(t)
         if not tf.hidden.is_dir():
@@ -134,7 +140,7 @@ def preflight(spec: MatrixSpec, env: dict | None = None) -> dict:
         problem = credential_problem(env)
         if problem:
             raise UsageError(problem)
-    return {"cli_version": version}
+    return {"cli_version": version, "reviewer_models": {m: sorted(set(cs)) for m, cs in reviewer_models.items()}}
 
 
 def check_pinned(spec: MatrixSpec) -> None:
@@ -174,6 +180,7 @@ class Progress:
         self.t0 = time.monotonic()
         self.finished_here = 0
         self.lock = threading.Lock()
+        self.money = "$"
 
     def add_cost(self, usd: float) -> None:
         with self.lock:
@@ -187,7 +194,7 @@ class Progress:
             self.infra += rec.get("status") == "infra_error"
             left = self.total - self.done
             rate = (time.monotonic() - self.t0) / self.finished_here
-            print(f"[matrix] {self.done}/{self.total} cells | solved {self.solved} | ${self.cost:.2f} | "
+            print(f"[matrix] {self.done}/{self.total} cells | solved {self.solved} | {self.money}{self.cost:.2f} | "
                   f"infra {self.infra} | ETA {fmt_s(rate * left)} | {rec.get('cell_id')}: {rec.get('status')}"
                   f"{' solved' if rec.get('solved') else ''}", file=self.out, flush=True)
 
@@ -329,6 +336,7 @@ class Matrix:
         todo = [c for c in cells if c.id not in done_ids]
         reap(f"{spec.run_dir.resolve()}/")  # leftovers of an earlier matrix that was killed with its workers
         self.progress = Progress(len(cells), done, self.out)
+        self.progress.money = "sim $" if spec.worker == "sim" else "$"  # simulated dollars are never paid
         self.progress.add_cost(sum(float(x.get("cost_usd") or 0) for x in ledger.read(spec.infra_log)
                                    if not x.get("final")))
         print(f"[matrix] run {spec.run_id}: {len(cells)} cells, {len(done)} already in the ledger, "

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from gatebench.cli import UsageError
+from gatebench.errors import UsageError
 
 HELP = "analyze ledgers: solve rates, paired Δ, gates as classifiers, cost; writes summary.md, analysis.json, report.html"
 DESCRIPTION = (
@@ -26,6 +26,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, metavar="DIR", help="output folder (default: <first RUN_DIR>/analysis)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    p.add_argument("--target-halfwidth", type=float, default=5.0, metavar="POINTS",
+                   help="half-width of the 95%% CI the run-size plans aim at, in percentage points (default 5)")
     p.add_argument("--runs-root", type=Path, default=Path("runs"), help=argparse.SUPPRESS)
 
 
@@ -62,11 +64,14 @@ def run(args: argparse.Namespace) -> int:
 
     if args.resamples < 100:
         raise UsageError(f"--resamples {args.resamples}: use at least 100")
+    if not 0 < args.target_halfwidth < 100:
+        raise UsageError(f"--target-halfwidth {args.target_halfwidth:g}: must be between 0 and 100 points")
     paths = find_ledgers(args.run_dirs, args.runs_root)
     first = paths[0] if paths[0].is_dir() else paths[0].parent
     out_dir: Path = args.out or first / "analysis"
     baseline = None if args.baseline == "" else args.baseline
-    analysis = pipeline.analyze(paths, baseline, out_dir, resamples=args.resamples, seed=args.seed)
+    analysis = pipeline.analyze(paths, baseline, out_dir, resamples=args.resamples, seed=args.seed,
+                                target_halfwidth=args.target_halfwidth / 100.0)
     for w in analysis.warnings:
         print(f"analyze: warning: {w}", file=sys.stderr)
     if not analysis.configs:
@@ -75,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
     _write(out_dir / "analysis.json", json.dumps(analysis.model_dump(mode="json", by_alias=True), indent=1) + "\n")
     _write(out_dir / "summary.md", report_md.render(analysis))
     _write(out_dir / "report.html", report_html.render(analysis))
+    print(analysis.notice + "\n")
     print(tables.text_table(tables.headline(analysis)))
     print(f"\nwrote {out_dir}/summary.md, analysis.json, report.html", file=sys.stderr)
     return 0

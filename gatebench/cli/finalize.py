@@ -19,7 +19,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from gatebench.bench.cell import find_cell
     from gatebench.bench.finalize import finalize
-    from gatebench.cli import UsageError
+    from gatebench.errors import UsageError
 
     cell = find_cell(args.cell)
     if cell is None:
@@ -39,5 +39,6 @@ def summary_line(r: dict) -> str:
     return (f"{r['cell_id']}: {r['status']}{' (' + r['error'] + ')' if r.get('error') else ''} | "
             f"solved={r['solved']} first_stop={r.get('first_stop_solved')} blocks={r.get('blocks')} | "
             f"turns={r.get('turns')} tools={sum((r.get('tool_calls') or {}).values())} "
-            f"tokens in/out={u.get('input_tokens')}/{u.get('output_tokens')} ${r.get('cost_usd', 0):.4f} "
+            f"tokens in/out={u.get('input_tokens')}/{u.get('output_tokens')} "
+            f"{'sim $' if r.get('worker') == 'sim' else '$'}{r.get('cost_usd', 0):.4f} "
             f"wall={r.get('wall_s')}s" + (f" | FLAGS: {', '.join(flags)}" if flags else ""))

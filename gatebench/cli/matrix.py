@@ -82,6 +82,14 @@ def run(args: argparse.Namespace) -> int:
     fake = " (sim: fake dollars from the CLI's price table, nothing is paid)" if spec.worker == "sim" else ""
     print(f"[preflight] {len(spec.configs)} config(s) x {len(spec.tasks)} task(s) x {spec.reps} rep(s) = {len(cells)} "
           f"cells; {len(done)} done, {todo} to run; worker {spec.worker}, model {opts.model}, CLI {pre['cli_version']}")
+    from gatebench.claude_cli import DEFAULT_REVIEWER_MODEL, DEFAULT_WORKER_MODEL
+
+    def dflt(m: str, d: str) -> str:
+        return f"{m} (default)" if m == d else m
+
+    revs = "; ".join(f"{dflt(m, DEFAULT_REVIEWER_MODEL)} in {', '.join(cs)}" for m, cs in pre["reviewer_models"].items())
+    print(f"[preflight] models: worker {dflt(opts.model, DEFAULT_WORKER_MODEL)}; reviewers {revs or 'none'}"
+          + (" (sim: the scripted agent and reviewers play these models)" if spec.worker == "sim" else ""))
     print(f"[preflight] cost estimate ${est:.2f} (${per_cell:.2f}/cell, {basis}){fake}"
           + (f"; ceiling ${spec.max_cost_usd:g}" if spec.max_cost_usd is not None else ""))
     if args.dry_run:
@@ -90,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
     summary = Matrix(spec).run()
     print(json.dumps(summary, indent=1) if args.json else
           f"[matrix] {summary['recorded']}/{summary['cells']} cells recorded, {summary['solved']} solved, "
-          f"{summary['infra_error']} infra errors, ${summary['cost_usd']:.2f}; ledger {summary['ledger']}")
+          f"{summary['infra_error']} infra errors, {'sim $' if spec.worker == 'sim' else '$'}{summary['cost_usd']:.2f}"
+          f"{' (simulated dollars, never paid)' if spec.worker == 'sim' else ''}; ledger {summary['ledger']}")
     if summary["interrupted"]:
         return EXIT_INTERRUPTED
     return EXIT_FAIL if summary["infra_error"] or summary["recorded"] < summary["cells"] else 0

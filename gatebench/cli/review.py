@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 
@@ -12,8 +13,12 @@ DESCRIPTION = """Run reviewer REVIEWER (a name in configs/reviewers/ or a .md pa
 dir or its repo/ (gatebench prep), or a repo where the gate is installed (state in .claude/gatebench).
 The reviewer sees the task prompt (bench cells), the diff of the work copy against its snapshot, and
 the visible tests' output: exactly what the review gate shows it at a stop, through the same code.
-Exit 0 if it passes, 1 if it blocks or errors, 2 on bad input. The definition file is read fresh, so
+Exit 0 if it passes, 1 if it blocks or errors, 2 on bad input (also: a `claude` reviewer with no
+credentials, said before any process starts). An unchanged work copy is not reviewed: verdict pass,
+with a note, and no model call. The definition file is read fresh, so
 edit it and run again to iterate on a prompt."""
+
+NOTHING = "nothing to review: the work copy is unchanged against its baseline (no model call was made)"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -30,7 +35,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def locate(work: Path, state: str | None) -> tuple[Path, Path]:
     """(repo, state dir) of a cell, a cell's repo/, or an installed repo."""
     from gatebench.bench.cell import find_cell
-    from gatebench.cli import UsageError
+    from gatebench.errors import UsageError
     from gatebench.hook.state import default_state_dir
 
     if not work.exists():
@@ -56,7 +61,7 @@ def newest_baseline(state: Path) -> Path:
 def reviewer_def(args: argparse.Namespace) -> dict:
     from pydantic import ValidationError
 
-    from gatebench.cli import UsageError
+    from gatebench.errors import UsageError
     from gatebench.models.loading import describe
     from gatebench.models.reviewer import ReviewerDef
     from gatebench.review.defs import load_reviewer
@@ -73,7 +78,7 @@ def reviewer_def(args: argparse.Namespace) -> dict:
 
 
 def review(work: Path, args: argparse.Namespace) -> dict:
-    from gatebench.cli import UsageError
+    from gatebench.errors import UsageError
     from gatebench.hook import snapshot
     from gatebench.hook.defaults import DEFAULT_IGNORE
     from gatebench.hook.gates import GateContext
@@ -94,9 +99,24 @@ def review(work: Path, args: argparse.Namespace) -> dict:
         raise UsageError(f"{base_path}: cannot read the baseline snapshot ({e})")
     spec_def = reviewer_def(args)
     name = spec_def["name"]
+    if spec_def["backend"] == "claude":
+        from gatebench.claude_cli import credential_problem
+
+        problem = credential_problem(os.environ, login_ok=True)
+        if problem:  # before any process: without credentials the CLI only says `api_error`
+            raise UsageError(f"reviewer {name} runs `claude -p`: {problem}")
     resolved = {**resolved, "reviewers": {**(resolved.get("reviewers") or {}), name: spec_def}}
     walked = snapshot.walk(str(repo), GlobSet(resolved.get("ignore") or DEFAULT_IGNORE))
     d = snapshot.diff(baseline, walked.manifest)
+    files = [{"path": p, "status": s} for s, ps in
+             (("created", d.created), ("changed", d.changed), ("deleted", d.deleted)) for p in ps]
+    base = {"work": str(repo), "state_dir": str(state), "baseline": str(base_path), "reviewer": name,
+            "backend": spec_def["backend"], "model": spec_def.get("model"), "files": files}
+    if not files:
+        # A reviewer asked to judge nothing costs money and returns noise: no model call at all.
+        return {**base, "verdict": "pass", "effective": "pass", "no_evidence": False, "note": NOTHING,
+                "summary": "", "findings": [], "error": None, "cost_usd": 0.0, "usage": {}, "turns": None,
+                "seconds": 0.0, "reviewer_seconds": None, "feedback": ""}
     protected = GlobSet(resolved.get("protected") or [])
     gate = next((g for g in resolved.get("config", {}).get("gates", []) if g.get("kind") == "review"), {})
     spec = {"kind": "review", "reviewers": [name], "vote": "any",
@@ -110,15 +130,12 @@ def review(work: Path, args: argparse.Namespace) -> dict:
     v = review_gate.run(spec, ctx)
     one = (v.details.get("reviewers") or [{}])[0]
     return {
-        "work": str(repo), "state_dir": str(state), "baseline": str(base_path), "reviewer": name,
-        "backend": one.get("backend") or spec_def["backend"], "model": one.get("model") or spec_def.get("model"),
+        **base, "backend": one.get("backend") or spec_def["backend"], "model": one.get("model") or spec_def.get("model"),
         "verdict": one.get("verdict", v.verdict), "effective": one.get("effective", v.verdict),
         "no_evidence": one.get("no_evidence", False), "summary": one.get("summary", ""),
         "findings": one.get("findings", []), "error": one.get("error") or v.details.get("error"),
         "cost_usd": v.cost_usd, "usage": one.get("usage", {}), "turns": one.get("turns"),
-        "seconds": round(v.seconds, 3), "reviewer_seconds": one.get("seconds"),
-        "files": [{"path": p, "status": s} for s, ps in
-                  (("created", d.created), ("changed", d.changed), ("deleted", d.deleted)) for p in ps],
+        "seconds": round(v.seconds, 3), "reviewer_seconds": one.get("seconds"), "note": None,
         "feedback": v.feedback,
     }
 
@@ -131,6 +148,8 @@ def render(r: dict) -> str:
     if r["no_evidence"]:
         verdict += f" without concrete evidence (counts as {r['effective']})"
     lines.append(f"  verdict:  {verdict}")
+    if r.get("note"):
+        lines.append(f"  note:     {r['note']}")
     if r.get("error"):
         lines.append(f"  error:    {r['error']}")
     if r.get("summary"):

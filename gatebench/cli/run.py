@@ -31,8 +31,8 @@ def _term(*_: object) -> None:
 def run(args: argparse.Namespace) -> int:
     from gatebench.bench.cell import find_cell
     from gatebench.bench.workers import run_worker
-    from gatebench.cli import UsageError
     from gatebench.cli.caps import worker_options
+    from gatebench.errors import UsageError
 
     signal.signal(signal.SIGTERM, _term)
     opts = worker_options(args, attempt=args.attempt)  # bad flags first: nothing is touched

@@ -27,7 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gatebench.cli import UsageError
+    from gatebench.errors import UsageError
 
     mod, cls = MODELS[args.name]
     try:

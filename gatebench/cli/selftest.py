@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     from gatebench.bench import selftest as stt
     from gatebench.bench.tasks import load_task, task_ids
     from gatebench.bench.validate import validate_configs
-    from gatebench.cli import UsageError
+    from gatebench.errors import UsageError
 
     ids = [t for a in (args.tasks or task_ids()) for t in a.split(",") if t]
     if not ids:

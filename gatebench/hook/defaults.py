@@ -59,7 +59,12 @@ DEFAULT_SELF_CHECK = """Before you finish, check your own work once:
 If all of this holds, say so briefly and stop."""
 
 # Bench runner: the worker caps, the same for every cell of a run (WorkerOptions, `run`/`matrix` flags).
-WORKER_MODEL = "claude-sonnet-4-5-20250929"
+# The one place the default models are defined: explicit ids, never an alias (an alias resolves to
+# whatever the installed CLI maps it to, so a bench's model would drift with the CLI). In the pinned
+# CLI the aliases opus / sonnet / haiku resolve to claude-opus-5-5 / claude-sonnet-5-5 /
+# claude-haiku-5-5; the worker default is the CLI's own default model, reviewers run the cheaper one.
+WORKER_MODEL = "claude-opus-5-5"
+REVIEWER_MODEL = "claude-sonnet-5-5"
 WORKER_MAX_TURNS = 40
 WORKER_TIMEOUT_S = 900.0
 WORKER_MAX_BUDGET_USD = 5.0  # per cell, passed to the CLI as --max-budget-usd

@@ -179,7 +179,7 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
             repo=repo, state_dir=state_dir, blob_dir=paths.blobs, baseline=baseline, now=walked.manifest,
             diff=d, protected_touched=touched, stray=stray, resolved=resolved, session=session,
             attempt=attempt, last_message=event["last_assistant_message"], deadline=deadline, oracle=oracle_result,
-            transcript_path=hook_input.get("transcript_path"),
+            transcript_path=hook_input.get("transcript_path"), hook_stdin=raw_stdin,
         )
         gate_events = []
         blocked = False

@@ -157,6 +157,50 @@ class Settings(Model):
     confidence: float
     resamples: int
     seed: int
+    target_halfwidth: float | None = Field(None, description="half-width the plans aim at (fraction, 0.05 = 5 points)")
+
+
+class ConfigProvenance(Model):
+    """What produced a config's records: read from the ledger, never assumed."""
+
+    config: str
+    records: int = Field(description="scored and infra-error records of this config")
+    workers: list[str] = Field(description="sim (gatebench's scripted agent) or claude (a model)")
+    simulated: Literal["yes", "no", "mixed"] = Field(description="were the cells played by the sim agent")
+    sim_policies: list[str] = Field(default_factory=list, description="the sim agent's policies")
+    models: list[str] = Field(description="the worker's model: what the CLI was told (versions.model)")
+    reviewer_models: list[str] = Field(default_factory=list, description="models the review gates' reviewers ran")
+    cli_versions: list[str]
+    sealed: Literal["yes", "no", "mixed", "unknown"] = Field(description="the records' `sealed` flag; unknown when absent")
+    gatebench: list[str] = Field(description="gatebench version (git commit, dirty)")
+    config_hashes: list[str]
+    tasks: dict[str, list[str]] = Field(description="task -> task hashes seen")
+
+
+class Plan(Model):
+    """Runs and dollars for `target_halfwidth`, growing the suite in tasks at the same runs per task."""
+
+    config: str
+    comparison: Literal["between", "within"]
+    baseline: str | None = None
+    tasks: int
+    sd: float | None = Field(description="spread (sd) of the per-task values the interval is built on")
+    halfwidth: float | None = Field(description="t_{T-1} * sd / sqrt(T) now")
+    target_halfwidth: float
+    tasks_needed: int | None = Field(None, description="tasks for the target with 80% assurance (upper bound of sd)")
+    tasks_needed_point: int | None = Field(None, description="tasks for the target if the sd were exactly as seen")
+    runs_per_task: float = Field(description="scored runs per task, all arms of the comparison")
+    runs_now: int
+    runs_needed: int | None = None
+    extra_runs: int | None = None
+    usd_now: float
+    usd_needed: float | None = Field(None, description="at the observed cost per run of each arm")
+    extra_usd: float | None = None
+    next_tasks: int | None = Field(None, description="the next step: tasks that even the sd's 80% lower bound needs; "
+                                   "run up to this many, then analyze again (never overshoots)")
+    next_runs: int | None = Field(None, description="more runs for the next step")
+    next_usd: float | None = Field(None, description="dollars for the next step")
+    note: str = ""
 
 
 class Analysis(Model):
@@ -179,3 +223,6 @@ class Analysis(Model):
     )
     cells_total: int = Field(description="scored cells + infra-error records, listed or not")
     cells_listed_max: int
+    notice: str = Field("", description="who played the agent, and what the rates and dollars therefore describe")
+    provenance: list[ConfigProvenance] = Field(default_factory=list)
+    plans: list[Plan] = Field(default_factory=list, description="what it would take: runs and dollars per comparison")

@@ -79,12 +79,32 @@ class ReviewGate(Strict):
     )
 
 
+class CommandGate(Strict):
+    """Any Claude Code Stop hook command, run unchanged and read by Claude Code's rules (section 6)."""
+
+    kind: Literal["command"]
+    name: str = "command"
+    command: str = Field(min_length=1, description="the hook's shell command, as in settings.json; "
+                         "{python} = the bench's interpreter, {gatebench} = this checkout")
+    timeout_s: float = Field(60, gt=0, le=3600)
+    max_output_chars: int = Field(10000, ge=100, le=1_000_000,
+                                  description="stdout or stderr longer than this is an error (Claude Code caps hook output)")
+
+    @field_validator("command")
+    @classmethod
+    def not_blank(cls, command: str) -> str:
+        if not command.strip():
+            raise ValueError("the command is blank")
+        return command
+
+
 class OracleGate(Strict):
     kind: Literal["oracle"]
     name: str = "oracle"
 
 
-Gate = Annotated[DiffGate | TestsGate | SelfCheckGate | ReviewGate | OracleGate, Field(discriminator="kind")]
+Gate = Annotated[DiffGate | TestsGate | SelfCheckGate | ReviewGate | CommandGate | OracleGate,
+                 Field(discriminator="kind")]
 
 
 class Budget(Strict):

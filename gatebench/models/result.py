@@ -25,6 +25,7 @@ class GateVerdictRecord(Open):
     seconds: float = 0.0
     cost_usd: float = 0.0
     error: str | None = Field(None, description="why the gate could not do its job (verdict error)")
+    models: list[str] | None = Field(None, description="review gates: the models its reviewers ran")
 
 
 class StopRecord(Open):

@@ -12,7 +12,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from gatebench.hook.defaults import REVIEWER_DIFF_CHARS, REVIEWER_MAX_TURNS, REVIEWER_TIMEOUT_S
+from gatebench.hook.defaults import (
+    REVIEWER_DIFF_CHARS,
+    REVIEWER_MAX_TURNS,
+    REVIEWER_MODEL,
+    REVIEWER_TIMEOUT_S,
+)
 
 READ_ONLY_TOOLS = ["Read", "Grep", "Glob"]
 # Tools that change files or run code: a reviewer must never get them (it reviews, it does not fix).
@@ -28,7 +33,8 @@ class ReviewerDef(BaseModel):
     name: str = Field(pattern=r"^[A-Za-z0-9_.+-]+$", description="the file's stem unless given")
     description: str = ""
     backend: Literal["claude", "command"] = "claude"
-    model: str | None = Field(None, description="claude backend: --model (alias or full id); None: the CLI default")
+    model: str | None = Field(REVIEWER_MODEL,
+                              description="claude backend: --model (a full id; an alias drifts with the CLI); null: the CLI's default")
     max_turns: int = Field(REVIEWER_MAX_TURNS, ge=1, le=200, description="claude backend: --max-turns")
     timeout_s: float = Field(REVIEWER_TIMEOUT_S, gt=0, le=3600, description="wall seconds for one review")
     allowed_tools: list[str] = Field(default_factory=lambda: list(READ_ONLY_TOOLS))

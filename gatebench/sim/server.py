@@ -180,6 +180,14 @@ def error_body(status: int, kind: str, message: str) -> bytes:
     return _dumps({"type": "error", "error": {"type": kind, "message": message}}).encode("utf-8")
 
 
+class ApiError(Exception):
+    """Raised by a brain to answer with an HTTP error and the API's JSON error body (scripted failures)."""
+
+    def __init__(self, status: int, kind: str, message: str):
+        super().__init__(f"{status} {kind}: {message}")
+        self.status, self.kind, self.message = status, kind, message
+
+
 @dataclass(frozen=True)
 class Reply:
     status: int
@@ -263,6 +271,9 @@ class FakeMessagesApi:
             with self._brain_lock:
                 turn = self.brain.respond(body)
             check_turn(turn)
+        except ApiError as e:
+            entry["error"] = str(e)
+            return Reply(e.status, "application/json", error_body(e.status, e.kind, e.message))
         except Exception as e:
             entry["error"] = "brain failed:\n" + traceback.format_exc()
             return Reply(500, "application/json", error_body(500, "api_error", f"sim brain failed: {e!r}"))

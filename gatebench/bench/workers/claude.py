@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 from gatebench.bench.cell import CellPaths, session_id_for
 from gatebench.bench.workers import require_claude
@@ -15,32 +15,16 @@ from gatebench.bench.workers.launch import (
     launch,
     task_prompt,
 )
-from gatebench.claude_cli import claude_argv, claude_env
+from gatebench.claude_cli import (  # noqa: F401  (credential names re-exported for callers)
+    CREDENTIAL_PREFIXES,
+    CREDENTIAL_VARS,
+    claude_argv,
+    claude_env,
+    credential_problem,
+    credentials,
+)
 from gatebench.errors import UsageError
 from gatebench.models.cell import CellMeta
-
-# Everything of the user's environment that reaches the agent: how to authenticate, nothing else.
-CREDENTIAL_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_BASE_URL",
-                   "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "ANTHROPIC_VERTEX_PROJECT_ID",
-                   "CLOUD_ML_REGION", "ANTHROPIC_BEDROCK_BASE_URL", "ANTHROPIC_VERTEX_BASE_URL")
-CREDENTIAL_PREFIXES = ("AWS_", "GOOGLE_")
-
-
-def credentials(env: Mapping[str, str]) -> dict[str, str]:
-    return {k: v for k, v in env.items() if k in CREDENTIAL_VARS or k.startswith(CREDENTIAL_PREFIXES)}
-
-
-def credential_problem(env: Mapping[str, str]) -> str | None:
-    """None if some way to authenticate is configured, else what is missing."""
-    c = credentials(env)
-    if c.get("ANTHROPIC_API_KEY") or c.get("CLAUDE_CODE_OAUTH_TOKEN") or c.get("ANTHROPIC_AUTH_TOKEN"):
-        return None
-    if c.get("CLAUDE_CODE_USE_BEDROCK") and any(k.startswith("AWS_") for k in c):
-        return None
-    if c.get("CLAUDE_CODE_USE_VERTEX") and (c.get("ANTHROPIC_VERTEX_PROJECT_ID") or any(k.startswith("GOOGLE_") for k in c)):
-        return None
-    return ("no credentials for the real API: set ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN (or "
-            "CLAUDE_CODE_USE_BEDROCK with AWS_*, or CLAUDE_CODE_USE_VERTEX with ANTHROPIC_VERTEX_PROJECT_ID)")
 
 
 def run(cell: CellPaths, meta: CellMeta, opts, stop: Callable[[], str | None]) -> dict:

@@ -51,7 +51,7 @@ class GateContext:
     def __init__(self, *, repo: str, state_dir: str, blob_dir: str, baseline: dict, now: dict, diff: Diff,
                  protected_touched: list[str], stray: list[str], resolved: dict, session: dict, attempt: int,
                  last_message: str, deadline: float, oracle: dict | None = None,
-                 transcript_path: str | None = None):
+                 transcript_path: str | None = None, hook_stdin: str = ""):
         self.repo = repo
         self.state_dir = state_dir
         self.blob_dir = blob_dir
@@ -67,6 +67,7 @@ class GateContext:
         self.deadline = deadline  # time.monotonic() by which the whole hook must be done
         self.oracle = oracle  # this stop's hidden-oracle result, bench mode only
         self.transcript_path = transcript_path  # Claude Code's session transcript (it lags the hook)
+        self.hook_stdin = hook_stdin  # the Stop input exactly as Claude Code sent it (command gates pass it on)
         self.results: dict[str, tuple[str, Verdict]] = {}  # gate name -> (kind, verdict), earlier gates of this stop
 
     def remaining(self) -> float:
@@ -89,6 +90,7 @@ GATES: dict[str, str] = {
     "self_check": "gatebench.hook.gates.self_check",
     "oracle": "gatebench.hook.gates.oracle",
     "review": "gatebench.review.gate",
+    "command": "gatebench.hook.gates.command",
 }
 
 

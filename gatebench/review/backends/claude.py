@@ -12,7 +12,14 @@ from __future__ import annotations
 import shutil
 import time
 
-from gatebench.claude_cli import ENV_OVERRIDE, ClaudeNotFoundError, find_claude, parse_stream
+from gatebench.claude_cli import (
+    ENV_OVERRIDE,
+    ClaudeNotFoundError,
+    api_error_text,
+    credential_problem,
+    find_claude,
+    parse_stream,
+)
 from gatebench.hook import defaults
 from gatebench.review import runproc
 from gatebench.review.backends import ReviewJob, keep_log
@@ -72,6 +79,9 @@ def run(job: ReviewJob) -> ReviewResult:
         claude = claude_path(job.env)
     except ClaudeNotFoundError as e:
         return error(job.name, str(e), backend="claude", model=job.spec.get("model"))
+    problem = credential_problem(job.env, login_ok=True)
+    if problem:  # said before any process starts: a run without credentials only yields an opaque api_error
+        return error(job.name, problem, backend="claude", model=job.spec.get("model"))
     r = runproc.run(argv(claude, job.spec), cwd=job.workdir, env=job.env, timeout_s=job.timeout_s,
                     stdin=job.prompt.encode("utf-8"))
     keep_log(job.log_path, r.stdout + (b"\n--- stderr ---\n" + r.stderr if r.stderr.strip() else b""))
@@ -91,6 +101,9 @@ def run(job: ReviewJob) -> ReviewResult:
     if result is None:
         return error(job.name, f"truncated stream: no `result` event (exit {r.returncode}) {stderr}".strip(),
                      text, **meta)
+    api_error = api_error_text(result)
+    if api_error:
+        return error(job.name, f"the reviewer's run failed: {api_error}", text, **meta)
     if result.get("is_error") or result.get("subtype") != "success":
         why = result.get("errors") or result.get("terminal_reason") or result.get("subtype")
         return error(job.name, f"the reviewer's run failed ({result.get('subtype')}): {why}", text, **meta)
