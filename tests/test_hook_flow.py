@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from conftest import FIXED, hook_input, run_hook
+from conftest import FIXED, hook_input, run_hook, state_of
 
 from gatebench.models.events import HookEvent
 
@@ -77,7 +77,7 @@ def test_self_check_blocks_once_per_prompt(calc_repo):
     from conftest import gatebench_cli
 
     gatebench_cli("install", str(calc_repo), "--config", "self")
-    state = calc_repo / ".claude" / "gatebench"
+    state = state_of(calc_repo)
     (calc_repo / "calc.py").write_text(FIXED)
     out, _ = run_hook(state, hook_input(calc_repo))
     assert out["decision"] == "block" and "Re-read the task" in out["reason"]
@@ -89,7 +89,7 @@ def test_none_config_records_and_allows(calc_repo):
     from conftest import gatebench_cli
 
     gatebench_cli("install", str(calc_repo), "--config", "none")
-    state = calc_repo / ".claude" / "gatebench"
+    state = state_of(calc_repo)
     out, ev = run_hook(state, hook_input(calc_repo))
     assert out is None and ev["decision"] == "allow" and ev["diff"]["no_change"] is True
 

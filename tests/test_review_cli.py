@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from cli_harness import describe_run, fake_api, require_claude, run_cli
-from conftest import FIXED, ROOT, gatebench_cli
+from conftest import FIXED, ROOT, gatebench_cli, state_of
 
 from gatebench.claude_cli import claude_env
 from gatebench.configs import load_config, resolve, write_resolved
@@ -86,7 +86,7 @@ def reviewer_requests(api) -> list[dict]:
 def test_hook_runs_adv_through_claude_once_per_stop(calc_repo, tmp_path):
     require_claude()
     gatebench_cli("install", str(calc_repo), "--config", "adv")
-    state = calc_repo / ".claude" / "gatebench"
+    state = state_of(calc_repo)
     home, canary = tmp_path / "home", tmp_path / "canary.log"
     canary_settings(home, canary)
     outside = tmp_path / "hidden_secret.txt"  # stands for the bench's hidden tests
