@@ -154,3 +154,27 @@ def test_test_data_changed_is_rejected_added_is_accepted():
     assert weakenings([("tests/data/expected.json", None, b"{}")]) == []
     found = weakenings([("tests/data/expected.json", b"[1]", b"[2]")])
     assert [(f["kind"], f["detail"]) for f in found] == [("data_changed", "changed")]
+
+
+def test_code_that_patches_every_test_is_rejected_even_in_a_new_file():
+    patch = "import semver\n\nsemver.Version.compare = lambda self, other: 0\n"
+    for old in (None, BASE.encode()):
+        src = patch if old is None else BASE + "\n" + patch
+        found = weakenings([("tests/test_aaa.py", old, src.encode())])
+        assert [f["kind"] for f in found] == ["harness_changed"], found
+        assert "semver.Version.compare = lambda" in found[0]["detail"]
+    modules = "import sys\n\nsys.modules['semver'] = object()\n"
+    assert [f["kind"] for f in weakenings([("tests/test_new.py", None, modules.encode())])] == ["harness_changed"]
+    autouse = CONFTEST + "\n\n@pytest.fixture(autouse=True)\ndef fake(monkeypatch):\n    monkeypatch.setattr('x.y', 1)\n"
+    found = weakenings([("tests/conftest.py", CONFTEST.encode(), autouse.encode())])
+    assert [f["kind"] for f in found] == ["harness_changed"] and "autouse" in found[0]["detail"]
+    # beside them, the ordinary module code of a new test file is welcome
+    ordinary = "import sys\n\nsys.path.insert(0, 'src')\nEXPECTED = {'a': 1}\n\n\ndef test_a():\n    assert 1\n"
+    assert weakenings([("tests/test_new.py", None, ordinary.encode())]) == []
+
+
+def test_files_that_shadow_the_runner_are_rejected():
+    for rel in ("pytest.py", "src/sitecustomize.py", "_pytest/__init__.py", "lib/evil.pth"):
+        found = weakenings([(rel, None, b"x = 1\n")])
+        assert [f["kind"] for f in found] == ["harness_changed"], rel
+    assert weakenings([("src/pytest_helpers.py", None, b"x = 1\n")]) == []

@@ -33,6 +33,8 @@ ASSERT_CALL_PREFIXES = ("assert", "fail")
 RAISES_NAMES = {"raises", "warns", "deprecated_call", "assertRaises", "assertRaisesRegex", "assertWarns",
                 "assertWarnsRegex", "assertLogs"}
 CONFTEST_HOOK_NAMES = {"collect_ignore", "collect_ignore_glob", "pytest_plugins", "pytestmark"}
+SHADOW_NAMES = {"pytest.py", "py.py", "sitecustomize.py", "usercustomize.py"}
+SHADOW_PACKAGES = {"pytest", "_pytest"}
 SESSION_KEY = "testpolicy"  # session memory: the fingerprint of the weakening already blocked once
 MODULE = "(module level)"
 _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
@@ -62,9 +64,15 @@ def is_harness(rel: str) -> bool:
     return rel.rsplit("/", 1)[-1] in HARNESS_NAMES
 
 
+def shadows_runner(rel: str) -> bool:
+    """A module that would be imported instead of (or before) pytest when the tests run."""
+    parts = rel.split("/")
+    return parts[-1] in SHADOW_NAMES or parts[-1].endswith(".pth") or any(p in SHADOW_PACKAGES for p in parts[:-1])
+
+
 def concerns(rel: str) -> bool:
-    """Whether a path is a test, a file beside tests, or test-harness configuration."""
-    return is_test_file(rel) or in_test_dir(rel) or is_harness(rel)
+    """Whether a path is a test, a file beside tests, test-harness configuration or a runner shadow."""
+    return is_test_file(rel) or in_test_dir(rel) or is_harness(rel) or shadows_runner(rel)
 
 
 def finding(kind: str, path: str, test: str, detail: str = "") -> dict:
@@ -260,10 +268,11 @@ def compare_python(path: str, old_src: str, new_src: str | None) -> list[dict]:
             return [finding("file_removed", path, "", f"its tests: {', '.join(tests) or '(none)'}")]
         return []
     try:
-        new = collect(ast.parse(new_src))
+        new_tree = ast.parse(new_src)
     except (SyntaxError, ValueError) as e:
         return [finding("test_changed", path, MODULE, f"the file no longer parses ({e.msg}, line {e.lineno})")]
-    out = []
+    new = collect(new_tree)
+    out = patches(path, old_tree, new_tree)
     for name, units in old.items():
         if name not in new:
             out.append(finding("test_removed", path, name))
@@ -285,6 +294,45 @@ def _defined_names(tree: ast.Module) -> set[str]:
     return names
 
 
+def _is_patch(node: ast.AST) -> str | None:
+    """Why a module-level statement changes what every test sees, or None.
+
+    Module code in a test file or conftest runs at collection, in the same process as every other
+    test: an attribute or item assignment (`Version.compare = ...`, `sys.modules[...] = ...`), a
+    `setattr` call or an autouse fixture can make broken code look right to tests it never touched.
+    """
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in targets):
+            return "module-level code that patches objects"
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        fn = node.value.func
+        if (fn.id if isinstance(fn, ast.Name) else fn.attr if isinstance(fn, ast.Attribute) else "") == "setattr":
+            return "module-level code that patches objects"
+    if _is_def(node) and any("autouse" in _short(d, 400) for d in node.decorator_list):
+        return "an autouse fixture (it runs around every test)"
+    return None
+
+
+def patches(path: str, old_tree: ast.Module | None, new_tree: ast.Module) -> list[dict]:
+    """Module-level patches present now that the baseline did not have (top level and test classes)."""
+    def scan(tree: ast.Module | None) -> list[tuple[str, ast.AST]]:
+        out = []
+        for node in tree.body if tree is not None else []:
+            scope = [node] + (node.body if isinstance(node, ast.ClassDef) else [])
+            out += [(ast.dump(n), n) for n in scope if _is_patch(n)]
+        return out
+
+    before = [d for d, _ in scan(old_tree)]
+    out = []
+    for dump, node in scan(new_tree):
+        if dump in before:
+            before.remove(dump)
+        else:
+            out.append(finding("harness_changed", path, MODULE, f"{_is_patch(node)}: `{_short(node)}`"))
+    return out
+
+
 def conftest_hooks(path: str, old_tree: ast.Module | None, new_src: str) -> list[dict]:
     """New pytest hooks or collection controls in a conftest: they can deselect or rewrite outcomes."""
     try:
@@ -298,6 +346,17 @@ def conftest_hooks(path: str, old_tree: ast.Module | None, new_src: str) -> list
 
 
 # --- pytest configuration files ----------------------------------------------------------------
+
+def new_module(path: str, src: str) -> list[dict]:
+    try:
+        tree = ast.parse(src)
+    except (SyntaxError, ValueError):
+        return []  # it fails at collection, in the tests gate
+    out = patches(path, None, tree)
+    if path.rsplit("/", 1)[-1] == "conftest.py":
+        out += conftest_hooks(path, None, src)
+    return out
+
 
 def pytest_options(rel: str, data: bytes | None) -> dict | None:
     """The pytest section of an ini/cfg/toml file as a dict, None when it has none."""
@@ -349,13 +408,16 @@ def weakenings(changes: list[tuple[str, bytes | None, bytes | None]]) -> list[di
         if not concerns(rel):
             continue
         base = rel.rsplit("/", 1)[-1]
-        if base in INI_SECTIONS or base == "pyproject.toml":
+        if shadows_runner(rel) and new is not None:
+            if old != new:
+                out.append(finding("harness_changed", rel, "", "shadows the test runner or runs at interpreter start"))
+        elif base in INI_SECTIONS or base == "pyproject.toml":
             out += compare_config(rel, old, new)
         elif rel.endswith(".py"):
             if old is None:
-                if base == "conftest.py" and new is not None:
-                    out += conftest_hooks(rel, None, new.decode("utf-8", "replace"))
-                continue  # a new test file is welcome
+                if new is not None:  # a new test file is welcome, but not code that patches the others
+                    out += new_module(rel, new.decode("utf-8", "replace"))
+                continue
             out += compare_python(rel, old.decode("utf-8", "replace"),
                                   None if new is None else new.decode("utf-8", "replace"))
         elif old is not None and in_test_dir(rel):

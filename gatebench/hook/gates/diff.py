@@ -16,7 +16,11 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
     installed = ctx.resolved.get("mode") == "installed"
     problems = []
     details: dict = {}
-    if spec.get("block_noop", True) and ctx.diff.empty:
+    # In a developer's repo a question needs no change: the no-change nudge is given once per prompt.
+    noop_nudged = installed and ctx.session.get("noop_blocked")
+    if spec.get("block_noop", True) and ctx.diff.empty and not noop_nudged:
+        if installed:
+            ctx.session["noop_blocked"] = True
         problems.append(
             "You have not changed any file in the repository. If the work you were asked for needs a change, "
             "make it; if it needs none, say so in your answer."
