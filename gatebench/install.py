@@ -60,8 +60,7 @@ def install(repo: Path, config: str, *, local: bool = True, settings: bool = Tru
     resolved = resolve(cfg, mode="installed", repo=repo, state_dir=state, python=python)
     timeout = int(cfg.budget.hook_seconds + SETTINGS_TIMEOUT_MARGIN_S)
     if settings:
-        doc = st.add(current, python, str(state), timeout)
-        write_settings(sfile, st.add_sandbox(doc, str(state)) if sandbox else doc)
+        write_settings(sfile, st.add_guard(st.add(current, python, str(state), timeout), str(state), sandbox))
     # After the settings write, so the hook entry itself is part of the baseline, not a change.
     base = write_state(resolved, repo, state, strict=False)
     (state / ".gitignore").write_text("*\n")  # in case GATEBENCH_STATE puts it inside a repo
@@ -85,7 +84,7 @@ def uninstall(repo: Path) -> dict:
         sfile = settings_file(repo, local)
         current = read_settings(sfile)
         removed = len(st.ours(current))
-        new = st.remove_sandbox(st.remove(current), state)
+        new = st.remove_guard(st.remove(current), state)
         if new != current:
             write_settings(sfile, new)
         out.append({"settings": str(sfile), "removed": removed})

@@ -73,39 +73,43 @@ def ours(settings: dict) -> list[tuple[str, dict]]:
     return found
 
 
-# `install --sandbox`: Claude Code's Bash sandbox (bubblewrap) plus permission rules, so nothing the
-# agent runs can read or write the gate's state dir or edit the settings that hold the hook. Only
-# Bash is sandboxed; Read/Edit/Write obey permissions.deny (shared/claude-code/README.md, "Bash sandbox").
+# Every install denies the agent's tools (Read/Edit/Write, and Bash commands naming the path) the
+# gate's state dir: cheap, and it stops the literal-path attacks. `install --sandbox` adds Claude
+# Code's Bash sandbox (bubblewrap), which also stops indirect paths (globs, computed names), and
+# denies edits of the settings that hold the hook (shared/claude-code/README.md, "Bash sandbox").
 SANDBOX_BASE = {"enabled": True, "allowUnsandboxedCommands": False, "failIfUnavailable": True}
 SETTINGS_EDIT_RULES = ["Edit(./.claude/settings.json)", "Edit(./.claude/settings.local.json)"]
 
 
-def sandbox_rules(state_dir: str) -> tuple[list[str], list[str]]:
-    """(sandbox.filesystem.denyRead, permissions.deny) for a state dir (absolute: `//` in rules)."""
+def guard_rules(state_dir: str) -> tuple[list[str], list[str]]:
+    """(sandbox.filesystem.denyRead, permissions.deny for the state dir); absolute paths as `//...`."""
     tree = "/" + state_dir.rstrip("/") + "/**"
-    return [tree], [f"Read({tree})", f"Edit({tree})", *SETTINGS_EDIT_RULES]
+    return [tree], [f"Read({tree})", f"Edit({tree})"]
 
 
-def add_sandbox(settings: dict, state_dir: str) -> dict:
-    """`settings` with the sandbox on and the state dir denied (idempotent; other rules kept)."""
+def add_guard(settings: dict, state_dir: str, sandbox: bool) -> dict:
+    """`settings` with the state dir denied, and with `sandbox` the Bash sandbox on (idempotent)."""
     out = copy.deepcopy(settings)
-    deny_read, deny = sandbox_rules(state_dir)
-    box = out.get("sandbox") if isinstance(out.get("sandbox"), dict) else {}
-    box = {**box, **SANDBOX_BASE}
-    fs = box.get("filesystem") if isinstance(box.get("filesystem"), dict) else {}
-    fs["denyRead"] = [*[r for r in fs.get("denyRead") or [] if r not in deny_read], *deny_read]
-    box["filesystem"] = fs
-    out["sandbox"] = box
+    deny_read, deny = guard_rules(state_dir)
+    if sandbox:
+        deny = [*deny, *SETTINGS_EDIT_RULES]
+        box = out.get("sandbox") if isinstance(out.get("sandbox"), dict) else {}
+        box = {**box, **SANDBOX_BASE}
+        fs = box.get("filesystem") if isinstance(box.get("filesystem"), dict) else {}
+        fs["denyRead"] = [*[r for r in fs.get("denyRead") or [] if r not in deny_read], *deny_read]
+        box["filesystem"] = fs
+        out["sandbox"] = box
     perms = out.get("permissions") if isinstance(out.get("permissions"), dict) else {}
     perms["deny"] = [*[r for r in perms.get("deny") or [] if r not in deny], *deny]
     out["permissions"] = perms
     return out
 
 
-def remove_sandbox(settings: dict, state_dir: str) -> dict:
-    """Undo add_sandbox: our rules go; a sandbox object left as exactly ours goes too."""
+def remove_guard(settings: dict, state_dir: str) -> dict:
+    """Undo add_guard: our rules go; a sandbox object left as exactly ours goes too."""
     out = copy.deepcopy(settings)
-    deny_read, deny = sandbox_rules(state_dir)
+    deny_read, deny = guard_rules(state_dir)
+    deny = [*deny, *SETTINGS_EDIT_RULES]
     box = out.get("sandbox")
     if isinstance(box, dict) and isinstance(box.get("filesystem"), dict):
         fs = box["filesystem"]

@@ -34,7 +34,13 @@ def test_install_twice_equals_once_and_uninstall_restores(calc_repo):
     assert read(settings) == once
     # ours added beside the user's Stop hook, nothing else touched
     assert len(once["hooks"]["Stop"]) == 2 and once["hooks"]["Stop"][0] == ORIGINAL["hooks"]["Stop"][0]
-    assert {k: v for k, v in once.items() if k != "hooks"} == {k: v for k, v in ORIGINAL.items() if k != "hooks"}
+    keep = ("hooks", "permissions")
+    assert {k: v for k, v in once.items() if k not in keep} == {k: v for k, v in ORIGINAL.items() if k not in keep}
+    # the user's rules stay; every install denies the agent's tools the gate's own state dir
+    state = str(state_of(calc_repo))
+    assert once["permissions"] == {"allow": ["Bash(ls:*)"],
+                                   "deny": ["Read(./secrets/**)", f"Read(/{state}/**)", f"Edit(/{state}/**)"]}
+    assert "sandbox" not in once
     cmd = once["hooks"]["Stop"][1]["hooks"][0]["command"]
     assert "gatebench/hook/__main__.py stop --state" in cmd and cmd.startswith("/")
     assert once["hooks"]["Stop"][1]["hooks"][0]["timeout"] == 330  # hook_seconds 300 + margin
