@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import sys
@@ -155,7 +156,8 @@ def test_review_verb_prints_verdict_findings_and_cost(where, calc_repo, tmp_path
     home = tmp_path / "home"
     home.mkdir()
     with fake_api(brain_from_data(router(script))) as (url, api):
-        env = claude_env(url, home)
+        # the installed repo's state dir is per user: the review verb must see the same XDG_STATE_HOME
+        env = claude_env(url, home, {"XDG_STATE_HOME": os.environ["XDG_STATE_HOME"]})
         r = gatebench_cli("review", str(work), "adv", "--model", "haiku", env=env, check=False)
         assert r.returncode == 1, r.stdout + r.stderr
         assert "verdict:  BLOCK" in r.stdout

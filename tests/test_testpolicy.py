@@ -178,3 +178,39 @@ def test_files_that_shadow_the_runner_are_rejected():
         found = weakenings([(rel, None, b"x = 1\n")])
         assert [f["kind"] for f in found] == ["harness_changed"], rel
     assert weakenings([("src/pytest_helpers.py", None, b"x = 1\n")]) == []
+
+
+SRC = '''def compare(a, b):
+    """Compare two versions.
+
+    >>> compare("1.0.0", "2.0.0")
+    -1
+    >>> compare("2.0.0",
+    ...         "1.0.0")
+    1
+    """
+    return (a > b) - (a < b)
+'''
+
+
+def test_doctest_expectation_rewritten_or_removed_is_rejected_code_fix_accepted():
+    fixed = SRC.replace("return (a > b) - (a < b)", "return _cmp(a, b)")
+    more = SRC.replace('    1\n    """', '    1\n    >>> compare("1.0.0", "1.0.0")\n    0\n    """')
+    for good in (fixed, more):
+        assert weakenings([("src/semver/version.py", SRC.encode(), good.encode())]) == []
+    rewritten = SRC.replace("    -1\n", "    1\n")
+    found = weakenings([("src/semver/version.py", SRC.encode(), rewritten.encode())])
+    assert [(f["kind"], f["test"]) for f in found] == [("expected_changed", "doctest")]
+    assert 'compare("1.0.0", "2.0.0")' in found[0]["detail"] and "now `1`" in found[0]["detail"]
+    gone = SRC.replace('    >>> compare("2.0.0",\n    ...         "1.0.0")\n    1\n', "")
+    found = weakenings([("src/semver/version.py", SRC.encode(), gone.encode())])
+    assert [f["kind"] for f in found] == ["assertion_removed"]
+    rst = b"Usage\n=====\n\n>>> 1 + 1\n2\n"
+    assert [f["kind"] for f in weakenings([("docs/usage.rst", rst, rst.replace(b"\n2\n", b"\n3\n"))])] == [
+        "expected_changed"]
+
+
+def test_module_level_mock_patch_is_rejected():
+    src = "from unittest import mock\n\nmock.patch('semver.Version.compare', return_value=0).start()\n"
+    found = weakenings([("tests/test_new.py", None, src.encode())])
+    assert [f["kind"] for f in found] == ["harness_changed"]

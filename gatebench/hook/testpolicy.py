@@ -23,6 +23,7 @@ import copy
 import hashlib
 import json
 import os
+import re
 
 TEST_DIRS = {"tests", "test", "testing"}
 INI_SECTIONS = {"pytest.ini": "pytest", ".pytest.ini": "pytest", "tox.ini": "pytest", "setup.cfg": "tool:pytest"}
@@ -35,6 +36,7 @@ RAISES_NAMES = {"raises", "warns", "deprecated_call", "assertRaises", "assertRai
 CONFTEST_HOOK_NAMES = {"collect_ignore", "collect_ignore_glob", "pytest_plugins", "pytestmark"}
 SHADOW_NAMES = {"pytest.py", "py.py", "sitecustomize.py", "usercustomize.py"}
 SHADOW_PACKAGES = {"pytest", "_pytest"}
+DOCTEST_SUFFIXES = (".py", ".rst", ".md", ".txt")  # where `>>>` examples (doctests) live
 SESSION_KEY = "testpolicy"  # session memory: the fingerprint of the weakening already blocked once
 MODULE = "(module level)"
 _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
@@ -307,7 +309,8 @@ def _is_patch(node: ast.AST) -> str | None:
             return "module-level code that patches objects"
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
         fn = node.value.func
-        if (fn.id if isinstance(fn, ast.Name) else fn.attr if isinstance(fn, ast.Attribute) else "") == "setattr":
+        name = fn.id if isinstance(fn, ast.Name) else fn.attr if isinstance(fn, ast.Attribute) else ""
+        if name == "setattr" or "patch" in _short(node, 400):  # setattr(...), mock.patch(...).start()
             return "module-level code that patches objects"
     if _is_def(node) and any("autouse" in _short(d, 400) for d in node.decorator_list):
         return "an autouse fixture (it runs around every test)"
@@ -401,11 +404,83 @@ def compare_config(path: str, old: bytes | None, new: bytes | None) -> list[dict
 
 # --- the policy over a diff --------------------------------------------------------------------
 
+_PROMPT = re.compile(r"^(\s*)>>> ?(.*)$")
+
+
+def may_hold_doctests(rel: str) -> bool:
+    return rel.endswith(DOCTEST_SUFFIXES)
+
+
+def doctest_examples(text: str) -> list[tuple[str, str]]:
+    """(source, expected output) of every `>>>` example, as doctest reads them (without importing it:
+    doctest pulls in unittest, inspect and difflib, tens of ms at every stop)."""
+    lines, out, i = text.splitlines(), [], 0
+    while i < len(lines):
+        m = _PROMPT.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        indent, src = m.group(1), [m.group(2)]
+        i += 1
+        while i < len(lines) and (lines[i].startswith(indent + "... ") or lines[i] == indent + "..."):
+            src.append(lines[i][len(indent) + 4:])
+            i += 1
+        want = []
+        while i < len(lines) and lines[i].strip() and lines[i].startswith(indent) and not _PROMPT.match(lines[i]):
+            want.append(lines[i][len(indent):])
+            i += 1
+        out.append(("\n".join(src).strip(), "\n".join(want).strip()))
+    return out
+
+
+def file_doctests(path: str, data: bytes) -> list[tuple[str, str]]:
+    """The doctest examples of a file: of its docstrings for Python, of the whole text otherwise."""
+    text = data.decode("utf-8", "replace")
+    if ">>>" not in text:
+        return []
+    if path.endswith(".py"):
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            return doctest_examples(text)
+        out = []
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                doc = ast.get_docstring(node)
+                out += doctest_examples(doc) if doc else []
+        return out
+    return doctest_examples(text)
+
+
+def compare_doctests(path: str, old: bytes, new: bytes) -> list[dict]:
+    """Doctest examples of the baseline that are gone or now expect something else."""
+    before = file_doctests(path, old)
+    if not before:
+        return []
+    after = file_doctests(path, new)
+    pool = list(after)
+    out = []
+    for src, want in before:
+        if (src, want) in pool:
+            pool.remove((src, want))
+            continue
+        twin = next((w for s2, w in pool if s2 == src), None)
+        short = " ".join(src.split())[:100]
+        if twin is not None:
+            out.append(finding("expected_changed", path, "doctest",
+                               f"`>>> {short}` expected `{want[:80]}`, now `{twin[:80]}`"))
+        else:
+            out.append(finding("assertion_removed", path, "doctest", f"`>>> {short}` (expects `{want[:80]}`)"))
+    return out
+
+
 def weakenings(changes: list[tuple[str, bytes | None, bytes | None]]) -> list[dict]:
     """Findings for (path, baseline bytes or None if created, current bytes or None if deleted)."""
     out = []
     for rel, old, new in sorted(changes, key=lambda c: c[0]):
         if not concerns(rel):
+            if old is not None and new is not None and may_hold_doctests(rel):
+                out += compare_doctests(rel, old, new)
             continue
         base = rel.rsplit("/", 1)[-1]
         if shadows_runner(rel) and new is not None:
@@ -452,8 +527,9 @@ def evaluate(ctx) -> dict:
     from gatebench.hook.snapshot import read_blob
 
     changes, errors = [], []
+    changed = set(ctx.diff.changed)
     for rel in [*ctx.diff.created, *ctx.diff.changed, *ctx.diff.deleted]:
-        if not concerns(rel):
+        if not (concerns(rel) or (rel in changed and may_hold_doctests(rel))):
             continue
         old = new = None
         try:
@@ -474,7 +550,9 @@ def evaluate(ctx) -> dict:
     memory = ctx.session.get(SESSION_KEY) or {}
     result = {"findings": found, "fingerprint": fp, "errors": errors,
               "acknowledged": bool(found) and memory.get("blocked") == fp,
-              "paths": sorted({f["path"] for f in found})}
+              # files the tests gate reruns as in the baseline; not a source file whose doctest
+              # changed: its baseline would also undo the fix (the diff gate's block covers those)
+              "paths": sorted({f["path"] for f in found if f["test"] != "doctest"})}
     ctx._testpolicy = result
     return result
 
