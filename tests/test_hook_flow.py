@@ -85,7 +85,8 @@ def test_self_check_blocks_once_per_prompt(calc_repo):
     state = state_of(calc_repo)
     (calc_repo / "calc.py").write_text(FIXED)
     out, _ = run_hook(state, hook_input(calc_repo))
-    assert out["decision"] == "block" and "Re-read the task" in out["reason"]
+    assert out["decision"] == "block" and "Re-read what the user asked" in out["reason"]  # installed: no task
+    assert "the task" not in out["reason"]
     out, ev = run_hook(state, hook_input(calc_repo))
     assert out is None and ev["decision"] == "allow"
 

@@ -11,7 +11,8 @@ DESCRIPTION = """Validate a gate config, write the resolved JSON the hook reads 
 state dir (outside the repo: $XDG_STATE_HOME/gatebench/<name>-<hash>, see `gatebench status`), take a
 baseline snapshot, and merge a Stop and a SessionStart hook into REPO/.claude/settings.local.json,
 the per-machine settings file (it holds this machine's absolute paths; do not commit it), keeping
-every other key and hook. Running it twice is the same as once. With --no-settings only the config
+every other key and hook, plus permission rules that deny the agent's tools the state dir. Running
+it twice is the same as once. With --no-settings only the config
 is written (for `claude --plugin-dir`). With --sandbox, also turn on Claude Code's Bash sandbox and
 deny the agent the state dir and the settings files."""
 
