@@ -123,10 +123,6 @@ def _units(stmts: list, path: tuple = ()) -> list[tuple[tuple, str, ast.AST]]:
     return out
 
 
-def _decorator_units(node: ast.AST) -> list[tuple[tuple, str, ast.AST]]:
-    return [(("@",), ast.dump(d), d) for d in getattr(node, "decorator_list", [])]
-
-
 def _is_def(node: ast.AST) -> bool:
     return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
 
@@ -137,28 +133,45 @@ def _is_test_class(node: ast.AST) -> bool:
     return node.name.startswith("Test") or any("TestCase" in _short(b) for b in node.bases)
 
 
-def collect(tree: ast.Module) -> dict[str, list]:
-    """name -> units, for every test and every other scope that shapes tests (module, class bodies).
+def collect(tree: ast.Module, lines: list[str]) -> dict[str, tuple[str, list]]:
+    """name -> (source text, parts), for every test and every other scope that shapes tests (module,
+    class bodies). Parts are (node, is_decorator); units are built only for scopes whose source
+    text changed (ast.dump is the costly step, and most tests of a changed file are untouched).
 
     A later definition of the same name wins, as in Python: a stub defined after the real test
     shadows it, and shows up as the real test's units going missing.
     """
-    out: dict[str, list] = {}
-    module = []
+    out: dict[str, tuple[str, list]] = {}
+    module: list = []
+
+    def scope(decorated: ast.AST | None, body: list) -> list:
+        return [(d, True) for d in getattr(decorated, "decorator_list", [])] + [(st, False) for st in body]
+
     for node in tree.body:
         if _is_def(node) and node.name.startswith("test"):
-            out[node.name] = _decorator_units(node) + _units(node.body)
+            out[node.name] = scope(node, node.body)
         elif _is_test_class(node):
-            cls = _decorator_units(node)
+            cls = scope(node, [])
             for sub in node.body:
                 if _is_def(sub) and sub.name.startswith("test"):
-                    out[f"{node.name}::{sub.name}"] = _decorator_units(sub) + _units(sub.body)
+                    out[f"{node.name}::{sub.name}"] = scope(sub, sub.body)
                 else:
-                    cls += _units([sub])
+                    cls.append((sub, False))
             out[f"{node.name} (class body)"] = cls
         else:
-            module += _units([node])
+            module.append((node, False))
     out[MODULE] = module
+    return {name: (_source(parts, lines), parts) for name, parts in out.items()}
+
+
+def _source(parts: list, lines: list[str]) -> str:
+    return "\n".join("\n".join(lines[n.lineno - 1:n.end_lineno]) for n, _ in parts)
+
+
+def scope_units(parts: list) -> list[tuple[tuple, str, ast.AST]]:
+    out = []
+    for node, is_decorator in parts:
+        out += [(("@",), ast.dump(node), node)] if is_decorator else _units([node])
     return out
 
 
@@ -263,7 +276,7 @@ def compare_python(path: str, old_src: str, new_src: str | None) -> list[dict]:
         old_tree = ast.parse(old_src)
     except (SyntaxError, ValueError):
         return []  # the baseline did not even parse: nothing it checked can be lost
-    old = collect(old_tree)
+    old = collect(old_tree, old_src.splitlines())
     tests = [n for n in old if n != MODULE and not n.endswith("(class body)")]
     if new_src is None:
         if tests or is_test_file(path) or path.endswith("conftest.py"):
@@ -273,13 +286,13 @@ def compare_python(path: str, old_src: str, new_src: str | None) -> list[dict]:
         new_tree = ast.parse(new_src)
     except (SyntaxError, ValueError) as e:
         return [finding("test_changed", path, MODULE, f"the file no longer parses ({e.msg}, line {e.lineno})")]
-    new = collect(new_tree)
+    new = collect(new_tree, new_src.splitlines())
     out = patches(path, old_tree, new_tree)
-    for name, units in old.items():
+    for name, (text, parts) in old.items():
         if name not in new:
             out.append(finding("test_removed", path, name))
-        else:
-            out += compare_units(path, name, units, new[name])
+        elif new[name][0] != text:
+            out += compare_units(path, name, scope_units(parts), scope_units(new[name][1]))
     if path.rsplit("/", 1)[-1] == "conftest.py":
         out += conftest_hooks(path, old_tree, new_src)
     return out
