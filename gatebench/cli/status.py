@@ -22,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
     from gatebench.install import check_command, read_settings, settings_file
 
     repo = Path(args.repo).resolve()
-    broken = []
+    broken, named = [], []
     for local in (False, True):
         f = settings_file(repo, local)
         entries = st.ours(read_settings(f))
@@ -33,7 +33,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {event}: {cmd}  (timeout {h.get('timeout')})  {'starts' if why is None else 'BROKEN'}")
             if why is not None:
                 broken.append((f, event, cmd, why))
-    paths = Paths(args.state or default_state_dir(str(repo)))
+            named += state_arg(cmd)
+    # The state dir the installed hook is told to use (an older install kept it in the repo).
+    paths = Paths(args.state or (named[0] if named else default_state_dir(str(repo))))
     print(f"state dir: {paths.state}")
     try:
         cfg = json.loads(Path(paths.config).read_text())["config"]
@@ -52,3 +54,13 @@ def run(args: argparse.Namespace) -> int:
               "  Claude Code lets every stop through without a word while it is broken: the gate is OFF. "
               "Run `gatebench install` again from where gatebench now lives.", file=sys.stderr)
     return 1 if broken else 0
+
+
+def state_arg(command: str) -> list[str]:
+    import shlex
+
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return []
+    return [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--state"]
