@@ -214,3 +214,9 @@ def test_module_level_mock_patch_is_rejected():
     src = "from unittest import mock\n\nmock.patch('semver.Version.compare', return_value=0).start()\n"
     found = weakenings([("tests/test_new.py", None, src.encode())])
     assert [f["kind"] for f in found] == ["harness_changed"]
+
+
+def test_a_fixture_defined_again_further_down_is_rejected():
+    twice = CONFTEST + "\n\n@pytest.fixture\ndef v():\n    return 2\n"
+    found = weakenings([("tests/conftest.py", CONFTEST.encode(), twice.encode())])
+    assert [f["kind"] for f in found] == ["harness_changed"] and "`v` is defined again" in found[0]["detail"]

@@ -346,7 +346,19 @@ def patches(path: str, old_tree: ast.Module | None, new_tree: ast.Module) -> lis
             before.remove(dump)
         else:
             out.append(finding("harness_changed", path, MODULE, f"{_is_patch(node)}: `{_short(node)}`"))
+    # A second module-level def of a name (a fixture, a helper) silently replaces the first.
+    old_twice, new_twice = _redefined(old_tree), _redefined(new_tree)
+    out += [finding("harness_changed", path, MODULE, f"`{n}` is defined again further down: the later one wins")
+            for n in sorted(new_twice - old_twice)]
     return out
+
+
+def _redefined(tree: ast.Module | None) -> set[str]:
+    seen, twice = set(), set()
+    for node in tree.body if tree is not None else []:
+        if _is_def(node) and not node.name.startswith("test"):  # tests: collect() sees their shadowing
+            (twice if node.name in seen else seen).add(node.name)
+    return twice
 
 
 def conftest_hooks(path: str, old_tree: ast.Module | None, new_src: str) -> list[dict]:
