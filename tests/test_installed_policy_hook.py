@@ -65,3 +65,16 @@ def test_kept_weakening_passes_once_told_and_is_remembered_across_prompts(calc_r
     (calc_repo / "tests" / "test_calc.py").write_text(weakened.replace("def test_add", "def test_add_x"))
     out, ev = run_hook(state, hook_input(calc_repo, prompt="p2"))
     assert out["decision"] == "block" and "tests/test_calc.py::test_add: test removed" in out["reason"]
+
+
+def test_a_test_file_replaced_by_a_symlink_is_named_not_followed(calc_repo, tmp_path):
+    state = install(calc_repo, tmp_path)
+    (calc_repo / "calc.py").write_text(FIXED)
+    elsewhere = tmp_path / "elsewhere.py"
+    elsewhere.write_text("def test_add():\n    assert True\n")
+    target = calc_repo / "tests" / "test_calc.py"
+    target.unlink()
+    target.symlink_to(elsewhere)
+    out, ev = run_hook(state, hook_input(calc_repo))
+    assert out["decision"] == "block" and "tests/test_calc.py: test code removed or changed" in out["reason"]
+    assert ev["gates"][0]["details"]["test_policy"]["errors"] == []

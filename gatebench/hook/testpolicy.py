@@ -37,6 +37,7 @@ CONFTEST_HOOK_NAMES = {"collect_ignore", "collect_ignore_glob", "pytest_plugins"
 SHADOW_NAMES = {"pytest.py", "py.py", "sitecustomize.py", "usercustomize.py"}
 SHADOW_PACKAGES = {"pytest", "_pytest"}
 DOCTEST_SUFFIXES = (".py", ".rst", ".md", ".txt")  # where `>>>` examples (doctests) live
+MAX_READ = 4 << 20  # a test file larger than this is not analysed (the error is logged)
 SESSION_KEY = "testpolicy"  # session memory: the fingerprint of the weakening already blocked once
 MODULE = "(module level)"
 _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
@@ -540,6 +541,19 @@ def describe(findings: list[dict], limit: int = 30) -> list[str]:
     return lines
 
 
+def _read_current(path: str, mode: int) -> bytes:
+    """A file's content; a symlink as its target (never followed: it may point anywhere)."""
+    import stat
+
+    if stat.S_ISLNK(mode):
+        return b"symlink:" + os.fsencode(os.readlink(path))
+    with open(path, "rb") as fh:
+        data = fh.read(MAX_READ + 1)
+    if len(data) > MAX_READ:
+        raise OSError(27, f"larger than {MAX_READ} bytes, not analysed")
+    return data
+
+
 def evaluate(ctx) -> dict:
     """The policy for this stop, computed once and shared by the diff and tests gates.
 
@@ -564,8 +578,7 @@ def evaluate(ctx) -> dict:
                     errors.append(f"baseline content of {rel} is missing from the snapshot store")
                     continue
             if rel in ctx.now:
-                with open(os.path.join(ctx.repo, rel), "rb") as fh:
-                    new = fh.read()
+                new = _read_current(os.path.join(ctx.repo, rel), ctx.now[rel][2])
         except OSError as e:
             errors.append(f"cannot read {rel}: {e.strerror}")
             continue
