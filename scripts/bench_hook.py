@@ -57,14 +57,17 @@ def main() -> int:
         t0 = time.perf_counter()
         make_repo(repo, args.files)
         print(f"generated {args.files} files in {time.perf_counter() - t0:.1f} s")
+        os.environ["XDG_STATE_HOME"] = str(Path(tmp) / "state")  # the per-user state dir, kept in tmp
         subprocess.run([py, "-m", "gatebench", "install", str(repo), "--config", "none"], check=True,
                        capture_output=True)
         changed = repo / "pkg000" / "mod000.py"
         changed.write_text("changed = True\n")  # one real change to report
         os.utime(changed, (time.time() - 60, time.time() - 60))  # not racily fresh: the cache may trust it
-        state = repo / ".claude" / "gatebench"
+        from gatebench.hook.state import default_state_dir
+
+        state = Path(default_state_dir(str(repo)))
         stdin = json.dumps({"session_id": "bench", "cwd": str(repo), "prompt_id": "p", "stop_hook_active": False})
-        settings = json.loads((repo / ".claude" / "settings.json").read_text())
+        settings = json.loads((repo / ".claude" / "settings.local.json").read_text())
         hook = ["sh", "-c", settings["hooks"]["Stop"][0]["hooks"][0]["command"]]  # exactly what Claude Code runs
         cold_cache = timed(hook, repo, stdin)  # fills the stat cache: every file hashed once
         git = ["git", "status", "--porcelain"]

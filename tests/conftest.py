@@ -25,6 +25,21 @@ def write_tree(root: Path, files: dict[str, str | bytes]) -> None:
             p.write_text(content)
 
 
+@pytest.fixture(autouse=True)
+def user_state_home(tmp_path: Path, monkeypatch) -> Path:
+    """Installed-mode state lives in a per-user folder (XDG_STATE_HOME): keep every test's in its tmp."""
+    home = tmp_path / "xdg-state"
+    monkeypatch.setenv("XDG_STATE_HOME", str(home))
+    return home
+
+
+def state_of(repo: Path) -> Path:
+    """The installed-mode state dir of `repo` (outside it, under XDG_STATE_HOME)."""
+    from gatebench.hook.state import default_state_dir
+
+    return Path(default_state_dir(str(repo)))
+
+
 @pytest.fixture
 def calc_repo(tmp_path: Path) -> Path:
     """A tiny repo whose visible test fails until calc.add is fixed."""
@@ -63,4 +78,4 @@ def run_hook(state: Path, stdin: str, verb: str = "stop", env: dict | None = Non
 def installed(calc_repo: Path):
     """calc_repo with `gatebench install --config tests`; returns (repo, state dir)."""
     gatebench_cli("install", str(calc_repo), "--config", "tests")
-    return calc_repo, calc_repo / ".claude" / "gatebench"
+    return calc_repo, state_of(calc_repo)

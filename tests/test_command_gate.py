@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import FIXED, gatebench_cli, hook_input, run_hook
+from conftest import FIXED, gatebench_cli, hook_input, run_hook, state_of
 from pydantic import ValidationError
 
 from gatebench.models.config import GateConfig
@@ -32,7 +32,7 @@ def gated(calc_repo, tmp_path):
     cfg = tmp_path / "byo.yaml"
     cfg.write_text("name: byo\ngates:\n  - kind: command\n    name: myhook\n    command: 'true'\n")
     gatebench_cli("install", str(calc_repo), "--config", str(cfg))
-    state = calc_repo / ".claude" / "gatebench"
+    state = state_of(calc_repo)
     (calc_repo / "calc.py").write_text(FIXED)
 
     def with_command(command: str, on_error: str = "open", **fields) -> None:

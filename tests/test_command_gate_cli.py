@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from cli_harness import describe_run, fake_api, require_claude, run_cli
-from conftest import FIXED, gatebench_cli
+from conftest import FIXED, gatebench_cli, state_of
 from test_command_gate import hook_script
 
 from gatebench.hook.state import read_events
@@ -78,7 +78,7 @@ def test_a_broken_wrapped_hook_is_an_error_in_the_event(calc_repo, tmp_path, bod
     with fake_api(brain_from_data(agent_script())) as (url, api):
         run = run_cli("Fix add in calc.py.", calc_repo, url, timeout_s=120)
         assert run.result and run.result.get("subtype") == "success", describe_run(run, api)
-    stops = [e for e in read_events(str(calc_repo / ".claude" / "gatebench" / "events.jsonl"))
+    stops = [e for e in read_events(str(state_of(calc_repo) / "events.jsonl"))
              if e.get("hook") == "stop"]
     assert len(stops) == 1, stops
     gate = stops[0]["gates"][0]

@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from conftest import FIXED, hook_input, run_hook
+from conftest import FIXED, hook_input, run_hook, state_of
 
 from gatebench.models.events import HookEvent
 
@@ -67,9 +67,14 @@ def test_diff_gate_flags_protected_path(installed):
     repo, state = installed
     (repo / "calc.py").write_text(FIXED)
     (repo / "tests" / "test_calc.py").unlink()
+    settings = repo / ".claude" / "settings.local.json"
+    settings.write_text(settings.read_text().replace('"Stop"', '"Stopped"'))
     out, ev = run_hook(state, hook_input(repo))
     assert out["decision"] == "block"
-    assert "protected files" in out["reason"] and "tests/test_calc.py" in out["reason"]
+    # installed mode: the hook settings are protected as files; tests fall under the test policy
+    assert "files this repository's gate protects: .claude/settings.local.json" in out["reason"]
+    assert "- tests/test_calc.py: test file deleted: its tests: test_add" in out["reason"]
+    assert "the task" not in out["reason"]
     assert ev["diff"]["deleted"] == ["tests/test_calc.py"]
 
 
@@ -77,10 +82,11 @@ def test_self_check_blocks_once_per_prompt(calc_repo):
     from conftest import gatebench_cli
 
     gatebench_cli("install", str(calc_repo), "--config", "self")
-    state = calc_repo / ".claude" / "gatebench"
+    state = state_of(calc_repo)
     (calc_repo / "calc.py").write_text(FIXED)
     out, _ = run_hook(state, hook_input(calc_repo))
-    assert out["decision"] == "block" and "Re-read the task" in out["reason"]
+    assert out["decision"] == "block" and "Re-read what the user asked" in out["reason"]  # installed: no task
+    assert "the task" not in out["reason"]
     out, ev = run_hook(state, hook_input(calc_repo))
     assert out is None and ev["decision"] == "allow"
 
@@ -89,7 +95,7 @@ def test_none_config_records_and_allows(calc_repo):
     from conftest import gatebench_cli
 
     gatebench_cli("install", str(calc_repo), "--config", "none")
-    state = calc_repo / ".claude" / "gatebench"
+    state = state_of(calc_repo)
     out, ev = run_hook(state, hook_input(calc_repo))
     assert out is None and ev["decision"] == "allow" and ev["diff"]["no_change"] is True
 
@@ -102,3 +108,19 @@ def test_hook_import_is_stdlib_only():
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert r.stdout.strip() == "[]"
+
+
+def test_installed_no_change_is_nudged_once_per_prompt(installed):
+    """A question needs no change: in a developer's repo the no-change block comes once, then passes."""
+    from conftest import gatebench_cli
+
+    repo, state = installed
+    (repo / "calc.py").write_text(FIXED)  # a healthy repo: the tests pass
+    gatebench_cli("install", str(repo), "--config", "tests")
+    out, ev = run_hook(state, hook_input(repo))
+    assert out["decision"] == "block" and "If the work you were asked for needs a change" in out["reason"]
+    assert "the task" not in out["reason"]
+    out, ev = run_hook(state, hook_input(repo))
+    assert ev["decision"] == "allow" and ev["gates"][0]["verdict"] == "pass"
+    out, ev = run_hook(state, hook_input(repo, prompt="p2"))  # a new prompt: nudged again
+    assert out["decision"] == "block"

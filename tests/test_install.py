@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import sys
 
-from conftest import gatebench_cli
+from conftest import ROOT, gatebench_cli, state_of
 
 ORIGINAL = {
     "model": "sonnet",
@@ -22,7 +25,7 @@ def read(p):
 
 
 def test_install_twice_equals_once_and_uninstall_restores(calc_repo):
-    settings = calc_repo / ".claude" / "settings.json"
+    settings = calc_repo / ".claude" / "settings.local.json"
     settings.parent.mkdir()
     settings.write_text(json.dumps(ORIGINAL))
     gatebench_cli("install", str(calc_repo), "--config", "tests")
@@ -31,7 +34,13 @@ def test_install_twice_equals_once_and_uninstall_restores(calc_repo):
     assert read(settings) == once
     # ours added beside the user's Stop hook, nothing else touched
     assert len(once["hooks"]["Stop"]) == 2 and once["hooks"]["Stop"][0] == ORIGINAL["hooks"]["Stop"][0]
-    assert {k: v for k, v in once.items() if k != "hooks"} == {k: v for k, v in ORIGINAL.items() if k != "hooks"}
+    keep = ("hooks", "permissions")
+    assert {k: v for k, v in once.items() if k not in keep} == {k: v for k, v in ORIGINAL.items() if k not in keep}
+    # the user's rules stay; every install denies the agent's tools the gate's own state dir
+    state = str(state_of(calc_repo))
+    assert once["permissions"] == {"allow": ["Bash(ls:*)"],
+                                   "deny": ["Read(./secrets/**)", f"Read(/{state}/**)", f"Edit(/{state}/**)"]}
+    assert "sandbox" not in once
     cmd = once["hooks"]["Stop"][1]["hooks"][0]["command"]
     assert "gatebench/hook/__main__.py stop --state" in cmd and cmd.startswith("/")
     assert once["hooks"]["Stop"][1]["hooks"][0]["timeout"] == 330  # hook_seconds 300 + margin
@@ -39,13 +48,29 @@ def test_install_twice_equals_once_and_uninstall_restores(calc_repo):
     assert read(settings) == ORIGINAL
 
 
-def test_install_on_empty_repo_then_uninstall_leaves_empty(calc_repo):
-    gatebench_cli("install", str(calc_repo), "--config", "self", "--local")
+def test_install_on_empty_repo_then_uninstall_leaves_empty(calc_repo, user_state_home):
+    gatebench_cli("install", str(calc_repo), "--config", "self")
     local = calc_repo / ".claude" / "settings.local.json"
     assert set(read(local)["hooks"]) == {"Stop", "SessionStart"}
+    # The file a team commits stays untouched, and no state lands inside the repo.
     assert not (calc_repo / ".claude" / "settings.json").exists()
-    gatebench_cli("uninstall", str(calc_repo), "--local")
+    assert not (calc_repo / ".claude" / "gatebench").exists()
+    state = state_of(calc_repo)
+    assert state.parent == user_state_home / "gatebench" and state.name.startswith("repo-")
+    assert (state / "config.json").is_file() and (state / "baseline" / "manifest.json").is_file()
+    gatebench_cli("uninstall", str(calc_repo))
     assert read(local) == {}
+
+
+def test_state_dir_is_per_repo_and_per_real_path(tmp_path):
+    from gatebench.hook.state import default_state_dir
+
+    (tmp_path / "a" / "repo").mkdir(parents=True)
+    (tmp_path / "b" / "repo").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "a" / "repo")
+    a, b = default_state_dir(str(tmp_path / "a" / "repo")), default_state_dir(str(tmp_path / "b" / "repo"))
+    assert a != b and a == default_state_dir(str(tmp_path / "link"))
+    assert not a.startswith(str(tmp_path / "a"))
 
 
 def test_bad_settings_file_changes_nothing(calc_repo):
@@ -55,7 +80,7 @@ def test_bad_settings_file_changes_nothing(calc_repo):
     r = gatebench_cli("install", str(calc_repo), "--config", "tests", check=False)
     assert r.returncode == 2 and "settings.json: not valid JSON" in r.stderr
     assert settings.read_text() == "{broken"
-    assert not (calc_repo / ".claude" / "gatebench").exists()
+    assert not state_of(calc_repo).exists()
 
 
 def test_bad_config_names_file_and_field(calc_repo, tmp_path):
@@ -78,7 +103,8 @@ def test_status_shows_entries_and_decisions(installed):
     repo, state = installed
     run_hook(state, hook_input(repo))
     r = gatebench_cli("status", str(repo))
-    assert "settings.json: 2 gatebench entries" in r.stdout
+    assert "settings.local.json: 2 gatebench entries" in r.stdout and "BROKEN" not in r.stdout + r.stderr
+    assert r.stdout.count("starts") == 2 and f"state dir: {state}" in r.stdout
     assert "config: tests  gates: diff, tests" in r.stdout
     assert "#1  block" in r.stdout and "diff=block" in r.stdout
 
@@ -89,3 +115,51 @@ def test_schema_prints_json_schema():
     assert schema["title"] == "GateConfig" and "gates" in schema["properties"]
     r = gatebench_cli("schema", "event")
     assert json.loads(r.stdout)["title"] == "HookEvent"
+
+
+def test_status_fails_loudly_when_the_checkout_moved(calc_repo, tmp_path):
+    """Install from a copy of gatebench, move the copy: status must exit non-zero naming the command."""
+    checkout = tmp_path / "checkout"
+    shutil.copytree(ROOT / "gatebench", checkout / "gatebench", ignore=shutil.ignore_patterns("__pycache__"))
+    cfg = str(ROOT / "configs" / "tests.yaml")
+    subprocess.run([sys.executable, "-m", "gatebench", "install", str(calc_repo), "--config", cfg],
+                   cwd=checkout, check=True, capture_output=True, text=True)
+    cmd = read(calc_repo / ".claude" / "settings.local.json")["hooks"]["Stop"][0]["hooks"][0]["command"]
+    assert str(checkout / "gatebench" / "hook" / "__main__.py") in cmd
+    ok = gatebench_cli("status", str(calc_repo))
+    assert "BROKEN" not in ok.stdout + ok.stderr
+    checkout.rename(tmp_path / "moved")
+    r = gatebench_cli("status", str(calc_repo), check=False)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "BROKEN: the Stop hook command" in r.stderr and cmd in r.stderr and "the gate is OFF" in r.stderr
+    assert "BROKEN: the SessionStart hook command" in r.stderr
+
+
+def test_sandbox_settings_added_and_removed(calc_repo):
+    local = calc_repo / ".claude" / "settings.local.json"
+    local.parent.mkdir()
+    local.write_text(json.dumps({"permissions": {"deny": ["Read(./secrets/**)"]}}))
+    gatebench_cli("install", str(calc_repo), "--config", "tests", "--sandbox")
+    doc = read(local)
+    state = str(state_of(calc_repo))
+    assert doc["sandbox"]["enabled"] is True and doc["sandbox"]["allowUnsandboxedCommands"] is False
+    assert doc["sandbox"]["filesystem"]["denyRead"] == [f"/{state}/**"]
+    deny = doc["permissions"]["deny"]
+    assert deny[0] == "Read(./secrets/**)" and f"Edit(/{state}/**)" in deny and f"Read(/{state}/**)" in deny
+    assert "Edit(./.claude/settings.json)" in deny
+    gatebench_cli("install", str(calc_repo), "--config", "tests", "--sandbox")
+    assert read(local) == doc
+    gatebench_cli("uninstall", str(calc_repo))
+    assert read(local) == {"permissions": {"deny": ["Read(./secrets/**)"]}}
+
+
+def test_uninstall_cleans_an_older_shared_install(calc_repo):
+    from gatebench.installer import settings as st
+
+    shared = calc_repo / ".claude" / "settings.json"
+    shared.parent.mkdir()
+    shared.write_text(json.dumps(st.add({}, sys.executable, "/old/state", 330)))
+    r = gatebench_cli("install", str(calc_repo), "--config", "tests")
+    assert "still holds gatebench entries" in r.stderr
+    gatebench_cli("uninstall", str(calc_repo))
+    assert read(shared) == {} and read(calc_repo / ".claude" / "settings.local.json") == {}

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 from cli_harness import describe_run, fake_api, run_cli
-from conftest import FIXED, ROOT, gatebench_cli
+from conftest import FIXED, ROOT, gatebench_cli, state_of
 
 from gatebench.sim.brain import brain_from_data, stop_feedback
 
@@ -64,7 +65,7 @@ def check_block_then_allow(run, api, state, repo):
 
 def test_install_block_then_allow_through_real_cli(calc_repo, claude_bin):
     gatebench_cli("install", str(calc_repo), "--config", "tests")
-    state = calc_repo / ".claude" / "gatebench"
+    state = state_of(calc_repo)
     with fake_api(brain_from_data(wrong_then_right())) as (url, api):
         run = run_cli("Fix calc.add so the tests pass.", calc_repo, url)
     check_block_then_allow(run, api, state, calc_repo)
@@ -76,9 +77,12 @@ def test_install_block_then_allow_through_real_cli(calc_repo, claude_bin):
 def test_plugin_dir_block_then_allow(calc_repo, claude_bin):
     gatebench_cli("install", str(calc_repo), "--config", "tests", "--no-settings")
     assert not (calc_repo / ".claude" / "settings.json").exists()
-    state = calc_repo / ".claude" / "gatebench"
+    assert not (calc_repo / ".claude" / "settings.local.json").exists()
+    state = state_of(calc_repo)
     with fake_api(brain_from_data(wrong_then_right())) as (url, api):
-        run = run_cli("Fix calc.add so the tests pass.", calc_repo, url, extra_args=["--plugin-dir", str(ROOT)])
+        # The plugin's hook finds the per-user state dir from CLAUDE_PROJECT_DIR and XDG_STATE_HOME.
+        run = run_cli("Fix calc.add so the tests pass.", calc_repo, url, extra_args=["--plugin-dir", str(ROOT)],
+                      extra_env={"XDG_STATE_HOME": os.environ["XDG_STATE_HOME"]})
     check_block_then_allow(run, api, state, calc_repo)
 
 
@@ -86,7 +90,7 @@ def test_plugin_dir_block_then_allow(calc_repo, claude_bin):
 def test_give_up_after_budget(calc_repo, claude_bin, tool_between):
     """Claude Code's own cap does not hold when a tool call comes between blocks; our budget must end it."""
     gatebench_cli("install", str(calc_repo), "--config", "tests")
-    state = calc_repo / ".claude" / "gatebench"
+    state = state_of(calc_repo)
     again = [bash("echo trying again"), say("Done again.")] if tool_between else [say("Done again.")]
     script = {"steps": [
         {"on": "start", "turns": [read("calc.py"), write("calc.py", WRONG), say("Done.")]},
@@ -105,7 +109,7 @@ def test_edited_visible_test_is_still_blocked(calc_repo, claude_bin, tmp_path):
     cfg = tmp_path / "strict.yaml"
     cfg.write_text("name: strict\nshort_circuit: false\ngates:\n  - kind: diff\n  - kind: tests\n")
     gatebench_cli("install", str(calc_repo), "--config", str(cfg))
-    state = calc_repo / ".claude" / "gatebench"
+    state = state_of(calc_repo)
     weakened = "def test_add():\n    assert True\n"
     script = {"steps": [
         {"on": "start", "turns": [read("tests/test_calc.py"), write("tests/test_calc.py", weakened),

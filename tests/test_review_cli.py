@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import sys
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from cli_harness import describe_run, fake_api, require_claude, run_cli
-from conftest import FIXED, ROOT, gatebench_cli
+from conftest import FIXED, ROOT, gatebench_cli, state_of
 
 from gatebench.claude_cli import claude_env
 from gatebench.hook.globs import GlobSet
@@ -86,7 +87,7 @@ def reviewer_requests(api) -> list[dict]:
 def test_hook_runs_adv_through_claude_once_per_stop(calc_repo, tmp_path):
     require_claude()
     gatebench_cli("install", str(calc_repo), "--config", "adv")
-    state = calc_repo / ".claude" / "gatebench"
+    state = state_of(calc_repo)
     home, canary = tmp_path / "home", tmp_path / "canary.log"
     canary_settings(home, canary)
     outside = tmp_path / "hidden_secret.txt"  # stands for the bench's hidden tests
@@ -155,7 +156,8 @@ def test_review_verb_prints_verdict_findings_and_cost(where, calc_repo, tmp_path
     home = tmp_path / "home"
     home.mkdir()
     with fake_api(brain_from_data(router(script))) as (url, api):
-        env = claude_env(url, home)
+        # the installed repo's state dir is per user: the review verb must see the same XDG_STATE_HOME
+        env = claude_env(url, home, {"XDG_STATE_HOME": os.environ["XDG_STATE_HOME"]})
         r = gatebench_cli("review", str(work), "adv", "--model", "haiku", env=env, check=False)
         assert r.returncode == 1, r.stdout + r.stderr
         assert "verdict:  BLOCK" in r.stdout

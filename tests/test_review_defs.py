@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import gatebench_cli, write_tree
+from conftest import gatebench_cli, state_of, write_tree
 
 from gatebench.errors import UsageError
 from gatebench.hook import snapshot
@@ -104,7 +104,7 @@ def test_shipped_review_configs_resolve():
 
 def test_install_writes_reviewers_into_the_resolved_json(calc_repo):
     gatebench_cli("install", str(calc_repo), "--config", "adv")
-    data = json.loads((calc_repo / ".claude" / "gatebench" / "config.json").read_text())
+    data = json.loads((state_of(calc_repo) / "config.json").read_text())
     assert data["reviewers"]["adv"]["prompt"].count("{diff}") == 1
     bad = calc_repo.parent / "bad.yaml"
     bad.write_text("name: bad\ngates:\n  - kind: review\n    reviewers: [nosuch]\n")

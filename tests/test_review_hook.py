@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import FIXED, gatebench_cli, hook_input, run_hook
+from conftest import FIXED, gatebench_cli, hook_input, run_hook, state_of
 
 from gatebench.models.events import HookEvent
 
@@ -35,7 +35,7 @@ def setup(calc_repo: Path, reviewer_sh: str, on_error: str = "open") -> tuple[Pa
     cfg.write_text(f"name: cmdreview\non_error: {on_error}\ngates:\n  - kind: diff\n  - kind: tests\n"
                    f"  - kind: review\n    reviewers: [{d / 'cmdrev.md'}]\n")
     gatebench_cli("install", str(calc_repo), "--config", str(cfg))
-    return calc_repo, calc_repo / ".claude" / "gatebench", d
+    return calc_repo, state_of(calc_repo), d
 
 
 def test_command_reviewer_blocks_what_tests_miss_then_allows_the_fix(calc_repo):
@@ -114,7 +114,7 @@ def test_claude_reviewer_without_credentials_is_a_gate_error_naming_them_and_sta
     stub.write_text(f"#!/bin/sh\necho \"$@\" >> '{calls}'\nexit 1\n")
     stub.chmod(0o755)
     gatebench_cli("install", str(calc_repo), "--config", "adv")
-    state = calc_repo / ".claude" / "gatebench"
+    state = state_of(calc_repo)
     (calc_repo / "calc.py").write_text(FIXED)
     home = tmp_path / "home"
     home.mkdir()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 HELP = "run one reviewer by hand on a work copy's current diff (verdict, findings, cost)"
 DESCRIPTION = """Run reviewer REVIEWER (a name in configs/reviewers/ or a .md path) on WORK: a prepared cell
-dir or its repo/ (gatebench prep), or a repo where the gate is installed (state in .claude/gatebench).
+dir or its repo/ (gatebench prep), or a repo where the gate is installed (state in its per-user state dir, see `gatebench status`).
 The reviewer sees the task prompt (bench cells), the diff of the work copy against its snapshot, and
 the visible tests' output: exactly what the review gate shows it at a stop, through the same code.
 Exit 0 if it passes, 1 if it blocks or errors, 2 on bad input (also: a `claude` reviewer with no
@@ -28,7 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", help="override the definition's model")
     p.add_argument("--command", dest="review_command", help="command for the command backend")
     p.add_argument("--timeout", type=float, help="override the definition's timeout_s")
-    p.add_argument("--state", help="state dir (default: the cell's state/, or WORK/.claude/gatebench)")
+    p.add_argument("--state", help="state dir (default: the cell's state/, or the installed repo's per-user state dir)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
 
 

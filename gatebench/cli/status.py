@@ -1,33 +1,42 @@
-"""`gatebench status`: what is installed in a repo, and the last decisions."""
+"""`gatebench status`: what is installed in a repo, whether its hook command starts, the last decisions."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
-HELP = "show the installed gate, its config and the last stop decisions"
+HELP = "show the installed gate, check its command starts, and the last stop decisions"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("repo", nargs="?", default=".")
-    p.add_argument("--state", help="state dir (default: REPO/.claude/gatebench)")
+    p.add_argument("--state", help="state dir (default: the repo's per-user state dir)")
     p.add_argument("-n", type=int, default=10, help="how many recent stop events to show")
 
 
 def run(args: argparse.Namespace) -> int:
     from gatebench.hook.state import Paths, default_state_dir, read_events
     from gatebench.installer import settings as st
-    from gatebench.installer.install import read_settings, settings_file
+    from gatebench.installer.install import check_command, read_settings, settings_file
 
     repo = Path(args.repo).resolve()
+    broken, named = [], []
     for local in (False, True):
         f = settings_file(repo, local)
         entries = st.ours(read_settings(f))
         print(f"{f}: {len(entries)} gatebench entries" + ("" if f.exists() else " (no file)"))
         for event, h in entries:
-            print(f"  {event}: {h.get('command')}  (timeout {h.get('timeout')})")
-    paths = Paths(args.state or default_state_dir(str(repo)))
+            cmd = str(h.get("command"))
+            why = check_command(cmd, repo)
+            print(f"  {event}: {cmd}  (timeout {h.get('timeout')})  {'starts' if why is None else 'BROKEN'}")
+            if why is not None:
+                broken.append((f, event, cmd, why))
+            named += state_arg(cmd)
+    # The state dir the installed hook is told to use (an older install kept it in the repo).
+    paths = Paths(args.state or (named[0] if named else default_state_dir(str(repo))))
+    print(f"state dir: {paths.state}")
     try:
         cfg = json.loads(Path(paths.config).read_text())["config"]
         gates = ", ".join(g.get("name", g["kind"]) for g in cfg.get("gates", [])) or "(none: records only)"
@@ -40,4 +49,18 @@ def run(args: argparse.Namespace) -> int:
         verdicts = " ".join(f"{g['name']}={g['verdict']}" for g in e.get("gates", []))
         err = f"  errors: {len(e['errors'])}" if e.get("errors") else ""
         print(f"  {e.get('ts', '?')}  #{e.get('attempt', '?')}  {e.get('decision', '?'):8}  {verdicts}{err}")
-    return 0
+    for f, event, cmd, why in broken:
+        print(f"BROKEN: the {event} hook command in {f} does not start ({why}): {cmd}\n"
+              "  Claude Code lets every stop through without a word while it is broken: the gate is OFF. "
+              "Run `gatebench install` again from where gatebench now lives.", file=sys.stderr)
+    return 1 if broken else 0
+
+
+def state_arg(command: str) -> list[str]:
+    import shlex
+
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return []
+    return [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--state"]

@@ -57,6 +57,9 @@ DEFAULT_SELF_CHECK = """Before you finish, check your own work once:
 3. Run the project's tests and read the output; fix what fails.
 4. Think of one input the tests do not cover (an edge, an empty value, a boundary) and check it.
 If all of this holds, say so briefly and stop."""
+# The same checklist where there is no task: a developer's own repo (installed mode).
+DEFAULT_SELF_CHECK_INSTALLED = DEFAULT_SELF_CHECK.replace(
+    "Re-read the task. List each thing it asks for.", "Re-read what the user asked. List each thing it asks for.")
 
 # Bench runner: the worker caps, the same for every cell of a run (WorkerOptions, `run`/`matrix` flags).
 # The one place the default models are defined: explicit ids, never an alias (an alias resolves to

@@ -143,7 +143,9 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
         if session.get("prompt_id") != hook_input.get("prompt_id"):
             # A new user prompt gets a fresh budget (SPEC.md, "Decision").
             session = {"prompt_id": hook_input.get("prompt_id"), "attempts": 0, "blocks": 0,
-                       "prompts": session.get("prompts", 0) + 1}
+                       "prompts": session.get("prompts", 0) + 1,
+                       # a test weakening blocked once stays allowed on the next prompt (installed mode)
+                       **({"testpolicy": session["testpolicy"]} if "testpolicy" in session else {})}
         session["attempts"] = attempt = session.get("attempts", 0) + 1
         event["attempt"] = attempt
         budget = cfg.get("budget", {})
@@ -217,6 +219,10 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
             save_session(paths.session(sid), session)
         except OSError as e:
             errors.append(f"cannot save session state: {e.strerror}")
+    notices = [g["details"]["user_notice"] for g in event.get("gates", [])
+               if isinstance(g.get("details"), dict) and g["details"].get("user_notice")]
+    if notices and dec.decision != "block":  # what the user must know about a stop that passed
+        dec.system_message = "; ".join([*notices, *([dec.system_message] if dec.system_message else [])])
     event.update(decision=dec.decision, reason=dec.reason, system_message=dec.system_message,
                  blocks=session.get("blocks", 0), seconds=round(time.monotonic() - t0, 4))
     output = None

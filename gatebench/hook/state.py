@@ -26,8 +26,27 @@ FALLBACK_ENV = "GATEBENCH_FALLBACK_LOG"
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
+STATE_HOME_ENV = "XDG_STATE_HOME"
+
+
 def default_state_dir(project_dir: str) -> str:
-    return os.path.join(project_dir, ".claude", "gatebench")
+    """The installed-mode state dir of a repo: per user, outside the repo, keyed by its real path.
+
+    `$XDG_STATE_HOME/gatebench/<repo name>-<12 hex of sha256(realpath)>` (XDG_STATE_HOME defaults to
+    ~/.local/state). Outside the repo so the agent cannot switch its own gate off by editing the
+    config or poisoning the stat cache through an in-repo path; keyed by the real path so install,
+    the hook (from CLAUDE_PROJECT_DIR) and status agree however the repo is spelled. This is the one
+    place the lookup lives: every caller (install, hook, plugin, status, review) goes through it.
+    """
+    import hashlib
+
+    real = os.path.realpath(project_dir)
+    base = os.environ.get(STATE_HOME_ENV, "")
+    if not os.path.isabs(base):  # the XDG spec: a relative value is invalid and must be ignored
+        base = os.path.join(os.path.expanduser("~"), ".local", "state")
+    digest = hashlib.sha256(os.fsencode(real)).hexdigest()[:12]
+    name = _SAFE.sub("_", os.path.basename(real))[:40] or "root"
+    return os.path.join(base, "gatebench", f"{name}-{digest}")
 
 
 def safe_name(session_id: str) -> str:

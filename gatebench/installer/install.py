@@ -1,4 +1,5 @@
-"""Install the gate into a repo: resolved config, baseline, and settings.json entries."""
+"""Install the gate into a repo: resolved config and baseline in the per-user state dir, hook entries
+in `.claude/settings.local.json` (the per-machine file: it holds absolute paths of this machine)."""
 
 from __future__ import annotations
 
@@ -39,8 +40,8 @@ def write_settings(path: Path, data: dict) -> None:
     write_atomic(path, json.dumps(data, indent=2) + "\n")
 
 
-def install(repo: Path, config: str, *, local: bool = False, settings: bool = True,
-            python: str | None = None, test_command: str | None = None) -> dict:
+def install(repo: Path, config: str, *, local: bool = True, settings: bool = True,
+            python: str | None = None, test_command: str | None = None, sandbox: bool = False) -> dict:
     """Validate everything first, then write: a bad config or settings file changes nothing."""
     repo = repo.resolve()
     if not repo.is_dir():
@@ -53,22 +54,61 @@ def install(repo: Path, config: str, *, local: bool = False, settings: bool = Tr
     state = Path(default_state_dir(str(repo)))
     sfile = settings_file(repo, local)
     current = read_settings(sfile) if settings else {}
+    stale = stale_entries(repo, sfile)  # reads (so validates) the other settings file before any write
     python = python or sys.executable
     resolved = resolve(cfg, mode="installed", repo=repo, state_dir=state, python=python)
     timeout = int(cfg.budget.hook_seconds + SETTINGS_TIMEOUT_MARGIN_S)
     if settings:
-        write_settings(sfile, st.add(current, python, str(state), timeout))
+        write_settings(sfile, st.add_guard(st.add(current, python, str(state), timeout), str(state), sandbox))
     # After the settings write, so the hook entry itself is part of the baseline, not a change.
     base = write_state(resolved, repo, state, strict=False)
-    (state / ".gitignore").write_text("*\n")  # the state dir never ends up in a commit
+    (state / ".gitignore").write_text("*\n")  # in case GATEBENCH_STATE puts it inside a repo
     return {"repo": str(repo), "config": cfg.name, "state_dir": str(state), "baseline_errors": base["errors"],
-            "settings": str(sfile) if settings else None, "baseline_files": base["files"], "timeout_s": timeout}
+            "settings": str(sfile) if settings else None, "baseline_files": base["files"], "timeout_s": timeout,
+            "sandbox": sandbox and settings, "stale": stale}
 
 
-def uninstall(repo: Path, *, local: bool = False) -> dict:
-    sfile = settings_file(repo.resolve(), local)
-    current = read_settings(sfile)
-    removed = len(st.ours(current))
-    if removed:
-        write_settings(sfile, st.remove(current))
-    return {"settings": str(sfile), "removed": removed}
+def stale_entries(repo: Path, written: Path) -> list[str]:
+    """Settings files other than `written` that still hold gatebench entries (an older install)."""
+    return [str(f) for f in (settings_file(repo, False), settings_file(repo, True))
+            if f != written and f.exists() and st.ours(read_settings(f))]
+
+
+def uninstall(repo: Path) -> dict:
+    """Take gatebench's entries (and --sandbox rules) out of both settings files."""
+    repo = repo.resolve()
+    state = default_state_dir(str(repo))
+    out = []
+    for local in (True, False):
+        sfile = settings_file(repo, local)
+        current = read_settings(sfile)
+        removed = len(st.ours(current))
+        new = st.remove_guard(st.remove(current), state)
+        if new != current:
+            write_settings(sfile, new)
+        out.append({"settings": str(sfile), "removed": removed})
+    return {"files": out, "removed": sum(x["removed"] for x in out), "state_dir": state}
+
+
+def check_command(command: str, cwd: Path, timeout_s: float = 20.0) -> str | None:
+    """None if an installed hook command starts; else why not.
+
+    Runs the exact command through the shell as Claude Code does, with the guard variable set so
+    the hook exits at once without gating or logging anything (harmless). A command that cannot
+    start (moved checkout, missing interpreter) exits non-zero: Claude Code would then let every
+    stop through without a word, so this is the one check that matters.
+    """
+    import os
+    import subprocess
+
+    from gatebench.hook.state import GUARD_ENV
+
+    try:
+        r = subprocess.run(["sh", "-c", command], cwd=cwd, input="", capture_output=True, text=True,
+                           timeout=timeout_s, env={**os.environ, GUARD_ENV: "1"})
+    except subprocess.TimeoutExpired:
+        return f"did not exit within {timeout_s:.0f} s"
+    if r.returncode != 0:
+        tail = (r.stderr or r.stdout).strip().splitlines()[-1:] or [""]
+        return f"exit {r.returncode}: {tail[0][:300]}"
+    return None

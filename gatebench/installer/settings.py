@@ -71,3 +71,60 @@ def ours(settings: dict) -> list[tuple[str, dict]]:
                 if is_ours(h):
                     found.append((event, h))
     return found
+
+
+# Every install denies the agent's tools (Read/Edit/Write, and Bash commands naming the path) the
+# gate's state dir: cheap, and it stops the literal-path attacks. `install --sandbox` adds Claude
+# Code's Bash sandbox (bubblewrap), which also stops indirect paths (globs, computed names), and
+# denies edits of the settings that hold the hook (shared/claude-code/README.md, "Bash sandbox").
+SANDBOX_BASE = {"enabled": True, "allowUnsandboxedCommands": False, "failIfUnavailable": True}
+SETTINGS_EDIT_RULES = ["Edit(./.claude/settings.json)", "Edit(./.claude/settings.local.json)"]
+
+
+def guard_rules(state_dir: str) -> tuple[list[str], list[str]]:
+    """(sandbox.filesystem.denyRead, permissions.deny for the state dir); absolute paths as `//...`."""
+    tree = "/" + state_dir.rstrip("/") + "/**"
+    return [tree], [f"Read({tree})", f"Edit({tree})"]
+
+
+def add_guard(settings: dict, state_dir: str, sandbox: bool) -> dict:
+    """`settings` with the state dir denied, and with `sandbox` the Bash sandbox on (idempotent)."""
+    out = copy.deepcopy(settings)
+    deny_read, deny = guard_rules(state_dir)
+    if sandbox:
+        deny = [*deny, *SETTINGS_EDIT_RULES]
+        box = out.get("sandbox") if isinstance(out.get("sandbox"), dict) else {}
+        box = {**box, **SANDBOX_BASE}
+        fs = box.get("filesystem") if isinstance(box.get("filesystem"), dict) else {}
+        fs["denyRead"] = [*[r for r in fs.get("denyRead") or [] if r not in deny_read], *deny_read]
+        box["filesystem"] = fs
+        out["sandbox"] = box
+    perms = out.get("permissions") if isinstance(out.get("permissions"), dict) else {}
+    perms["deny"] = [*[r for r in perms.get("deny") or [] if r not in deny], *deny]
+    out["permissions"] = perms
+    return out
+
+
+def remove_guard(settings: dict, state_dir: str) -> dict:
+    """Undo add_guard: our rules go; a sandbox object left as exactly ours goes too."""
+    out = copy.deepcopy(settings)
+    deny_read, deny = guard_rules(state_dir)
+    deny = [*deny, *SETTINGS_EDIT_RULES]
+    box = out.get("sandbox")
+    if isinstance(box, dict) and isinstance(box.get("filesystem"), dict):
+        fs = box["filesystem"]
+        fs["denyRead"] = [r for r in fs.get("denyRead") or [] if r not in deny_read]
+        if not fs["denyRead"]:
+            del fs["denyRead"]
+        if not fs:
+            del box["filesystem"]
+        if box == SANDBOX_BASE:
+            del out["sandbox"]
+    perms = out.get("permissions")
+    if isinstance(perms, dict) and isinstance(perms.get("deny"), list):
+        perms["deny"] = [r for r in perms["deny"] if r not in deny]
+        if not perms["deny"]:
+            del perms["deny"]
+        if not perms:
+            del out["permissions"]
+    return out

@@ -5,7 +5,7 @@ No outside judgement: it measures what a "re-check your work" nudge alone buys.
 
 from __future__ import annotations
 
-from gatebench.hook.defaults import DEFAULT_SELF_CHECK
+from gatebench.hook.defaults import DEFAULT_SELF_CHECK, DEFAULT_SELF_CHECK_INSTALLED
 from gatebench.hook.gates import GateContext, Verdict
 
 
@@ -15,4 +15,7 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
     if name in fired:
         return Verdict("pass", details={"already_sent": True})
     fired.append(name)
-    return Verdict("block", spec.get("text") or DEFAULT_SELF_CHECK, {"already_sent": False})
+    text = spec.get("text") or DEFAULT_SELF_CHECK
+    if text == DEFAULT_SELF_CHECK and ctx.resolved.get("mode") == "installed":
+        text = DEFAULT_SELF_CHECK_INSTALLED  # "the task" only in bench mode
+    return Verdict("block", text, {"already_sent": False})

@@ -75,6 +75,11 @@ def pristine_copy(ctx: GateContext, protected: list[str]) -> str:
 
 
 def run(spec: dict, ctx: GateContext) -> Verdict:
+    if ctx.resolved.get("mode") == "installed" and spec.get("pristine", True) and not getattr(
+            ctx, "_testpolicy_pass", False):
+        from gatebench.hook import testpolicy  # installed mode: current tests + baseline of weakened ones
+
+        return testpolicy.tests_gate(spec, ctx, run)
     t0 = time.monotonic()
     command = spec.get("command") or (ctx.task or {}).get("test_command") or DEFAULT_COMMAND
     command = command.replace("{python}", shlex.quote(ctx.python))

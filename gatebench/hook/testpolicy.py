@@ -1,0 +1,639 @@
+"""Installed-mode test policy: tests may grow, never weaken (stdlib only: it runs at every stop).
+
+In a developer's own repo there is no task that forbids touching tests: adding a regression test is
+good work. What the gate refuses is a change that makes an existing test check less: a test
+function or file removed, an assertion removed or loosened, an expected value rewritten, a new
+skip/xfail, a test-harness file (conftest, pytest configuration) changed to narrow what runs.
+
+The analysis compares the baseline blob of each test file with its current content, with `ast`.
+Each test function is reduced to *units*: every simple statement and every compound statement's
+header (`with pytest.raises(E):`, `if x:`), keyed by the headers that enclose it, plus its
+decorators. A baseline unit missing from the current version is a weakening (wrapping asserts in
+`if False:` or `try/except` moves them, so it counts too); a new `return`, skip or xfail is one.
+Adding statements, tests or files is never a finding. Anything the analysis misreads is still
+covered by the tests gate, which runs the baseline version of every file with a finding.
+
+Bench mode never comes here: there the task's `protected` globs and the pristine tests decide.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import hashlib
+import json
+import os
+import re
+
+TEST_DIRS = {"tests", "test", "testing"}
+INI_SECTIONS = {"pytest.ini": "pytest", ".pytest.ini": "pytest", "tox.ini": "pytest", "setup.cfg": "tool:pytest"}
+HARNESS_NAMES = {*INI_SECTIONS, "pyproject.toml", "conftest.py"}
+SKIP_CALLS = {"skip", "xfail", "skipTest", "importorskip"}
+SKIP_WORDS = ("skip", "xfail")
+ASSERT_CALL_PREFIXES = ("assert", "fail")
+RAISES_NAMES = {"raises", "warns", "deprecated_call", "assertRaises", "assertRaisesRegex", "assertWarns",
+                "assertWarnsRegex", "assertLogs"}
+CONFTEST_HOOK_NAMES = {"collect_ignore", "collect_ignore_glob", "pytest_plugins", "pytestmark"}
+SHADOW_NAMES = {"pytest.py", "py.py", "sitecustomize.py", "usercustomize.py"}
+SHADOW_PACKAGES = {"pytest", "_pytest"}
+DOCTEST_SUFFIXES = (".py", ".rst", ".md", ".txt")  # where `>>>` examples (doctests) live
+MAX_READ = 4 << 20  # a test file larger than this is not analysed (the error is logged)
+SESSION_KEY = "testpolicy"  # session memory: the fingerprint of the weakening already blocked once
+MODULE = "(module level)"
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+LABELS = {
+    "file_removed": "test file deleted",
+    "test_removed": "test removed",
+    "assertion_removed": "assertion removed or loosened",
+    "expected_changed": "expected value rewritten",
+    "skip_added": "new skip/xfail/early exit",
+    "test_changed": "test code removed or changed",
+    "harness_changed": "test harness changed (it can narrow what runs)",
+    "data_changed": "test data file changed or deleted",
+}
+
+
+def is_test_file(rel: str) -> bool:
+    base = rel.rsplit("/", 1)[-1]
+    return base.endswith(".py") and (base.startswith("test_") or base.endswith("_test.py"))
+
+
+def in_test_dir(rel: str) -> bool:
+    return any(part in TEST_DIRS for part in rel.split("/")[:-1])
+
+
+def is_harness(rel: str) -> bool:
+    return rel.rsplit("/", 1)[-1] in HARNESS_NAMES
+
+
+def shadows_runner(rel: str) -> bool:
+    """A module that would be imported instead of (or before) pytest when the tests run."""
+    parts = rel.split("/")
+    return parts[-1] in SHADOW_NAMES or parts[-1].endswith(".pth") or any(p in SHADOW_PACKAGES for p in parts[:-1])
+
+
+def concerns(rel: str) -> bool:
+    """Whether a path is a test, a file beside tests, test-harness configuration or a runner shadow."""
+    return is_test_file(rel) or in_test_dir(rel) or is_harness(rel) or shadows_runner(rel)
+
+
+def finding(kind: str, path: str, test: str, detail: str = "") -> dict:
+    return {"kind": kind, "path": path, "test": test, "detail": detail}
+
+
+def _short(node: ast.AST, limit: int = 140) -> str:
+    try:
+        text = " ".join(ast.unparse(node).split())
+    except Exception:  # unparse of an odd node must not cost the analysis
+        text = type(node).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# --- units of a test -------------------------------------------------------------------------
+
+def _header(node: ast.AST) -> ast.AST:
+    """`node` without its nested bodies (and an assert without its message)."""
+    head = copy.copy(node)
+    for field in _BODIES:
+        if isinstance(getattr(head, field, None), list):
+            setattr(head, field, [])
+    if isinstance(head, ast.Assert):
+        head.msg = None
+    return head
+
+
+class _Mask(ast.NodeTransformer):
+    def visit_Constant(self, node: ast.Constant) -> ast.Constant:
+        return ast.Constant(value="<const>")
+
+
+def _shape(node: ast.AST) -> str:
+    return ast.dump(_Mask().visit(copy.deepcopy(_header(node))))
+
+
+def _units(stmts: list, path: tuple = ()) -> list[tuple[tuple, str, ast.AST]]:
+    out = []
+    for st in stmts:
+        head = ast.dump(_header(st))
+        out.append((path, head, st))
+        for field in _BODIES:
+            kids = getattr(st, field, None)
+            if isinstance(kids, list) and kids:
+                out += _units(kids, (*path, f"{head}|{field}"))
+    return out
+
+
+def _is_def(node: ast.AST) -> bool:
+    return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+
+
+def _is_test_class(node: ast.AST) -> bool:
+    if not isinstance(node, ast.ClassDef):
+        return False
+    return node.name.startswith("Test") or any("TestCase" in _short(b) for b in node.bases)
+
+
+def collect(tree: ast.Module, lines: list[str]) -> dict[str, tuple[str, list]]:
+    """name -> (source text, parts), for every test and every other scope that shapes tests (module,
+    class bodies). Parts are (node, is_decorator); units are built only for scopes whose source
+    text changed (ast.dump is the costly step, and most tests of a changed file are untouched).
+
+    A later definition of the same name wins, as in Python: a stub defined after the real test
+    shadows it, and shows up as the real test's units going missing.
+    """
+    out: dict[str, tuple[str, list]] = {}
+    module: list = []
+
+    def scope(decorated: ast.AST | None, body: list) -> list:
+        return [(d, True) for d in getattr(decorated, "decorator_list", [])] + [(st, False) for st in body]
+
+    for node in tree.body:
+        if _is_def(node) and node.name.startswith("test"):
+            out[node.name] = scope(node, node.body)
+        elif _is_test_class(node):
+            cls = scope(node, [])
+            for sub in node.body:
+                if _is_def(sub) and sub.name.startswith("test"):
+                    out[f"{node.name}::{sub.name}"] = scope(sub, sub.body)
+                else:
+                    cls.append((sub, False))
+            out[f"{node.name} (class body)"] = cls
+        else:
+            module.append((node, False))
+    out[MODULE] = module
+    return {name: (_source(parts, lines), parts) for name, parts in out.items()}
+
+
+def _source(parts: list, lines: list[str]) -> str:
+    return "\n".join("\n".join(lines[n.lineno - 1:n.end_lineno]) for n, _ in parts)
+
+
+def scope_units(parts: list) -> list[tuple[tuple, str, ast.AST]]:
+    out = []
+    for node, is_decorator in parts:
+        out += [(("@",), ast.dump(node), node)] if is_decorator else _units([node])
+    return out
+
+
+def _is_skip(node: ast.AST, in_test: bool) -> bool:
+    """A skip/xfail mark or call, a raise of a skip exception, or (inside a test) a return."""
+    if isinstance(node, ast.Return):
+        return in_test
+    if isinstance(node, ast.expr):  # a decorator
+        return any(w in _short(node, 400) for w in SKIP_WORDS)
+    if isinstance(node, ast.Raise):
+        return "skip" in _short(node, 400).lower()
+    if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets):
+        return any(w in _short(node, 400) for w in SKIP_WORDS)
+    if _is_def(node) or isinstance(node, ast.ClassDef):
+        return False
+    for sub in ast.walk(_header(node)):
+        if isinstance(sub, ast.Call):
+            fn = sub.func
+            name = fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
+            if name in SKIP_CALLS:
+                return True
+    return False
+
+
+def _is_assertion(node: ast.AST) -> bool:
+    if isinstance(node, ast.Assert):
+        return True
+    for sub in ast.walk(_header(node)):
+        if isinstance(sub, ast.Call):
+            fn = sub.func
+            name = fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
+            if name.startswith(ASSERT_CALL_PREFIXES) or name in RAISES_NAMES:
+                return True
+    return False
+
+
+def _ignorable(node: ast.AST) -> bool:
+    """Statements whose loss never weakens a test: imports, docstrings, `pass`."""
+    if isinstance(node, (ast.Import, ast.ImportFrom, ast.Pass)):
+        return True
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+
+
+def _more_cases(old: ast.AST, new: ast.AST) -> bool:
+    """`new` is the same `parametrize(names, [cases])` as `old` with every old case kept (cases added)."""
+    def parts(n: ast.AST):
+        if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "parametrize"
+                and len(n.args) >= 2 and isinstance(n.args[1], (ast.List, ast.Tuple))):
+            return None
+        rest = ast.dump(ast.Call(func=n.func, args=[n.args[0], *n.args[2:]], keywords=n.keywords))
+        return rest, [ast.dump(e) for e in n.args[1].elts]
+
+    a, b = parts(old), parts(new)
+    if a is None or b is None or a[0] != b[0]:
+        return False
+    pool = list(b[1])
+    for case in a[1]:
+        if case not in pool:
+            return False
+        pool.remove(case)
+    return True
+
+
+def compare_units(path: str, test: str, old: list, new: list) -> list[dict]:
+    pool: dict[tuple, list] = {}
+    for p, d, n in new:
+        pool.setdefault((p, d), []).append(n)
+    lost = []
+    for p, d, n in old:
+        if pool.get((p, d)):
+            pool[(p, d)].pop()
+        else:
+            lost.append(n)
+    gained = [n for nodes in pool.values() for n in nodes]
+    shapes: dict[str, ast.AST] = {}
+    for n in gained:
+        shapes.setdefault(_shape(n), n)
+    out = []
+    for node in lost:
+        if _ignorable(node) or any(_more_cases(node, g) for g in gained):
+            continue
+        twin = shapes.get(_shape(node))
+        if twin is not None and ast.dump(_header(twin)) == ast.dump(_header(node)):
+            kind = "assertion_removed" if _is_assertion(node) else "test_changed"
+            out.append(finding(kind, path, test, f"`{_short(node)}` moved under new control flow"))
+        elif twin is not None:
+            out.append(finding("expected_changed", path, test, f"`{_short(node)}` became `{_short(twin)}`"))
+        elif _is_assertion(node):
+            out.append(finding("assertion_removed", path, test, f"`{_short(node)}`"))
+        else:
+            out.append(finding("test_changed", path, test, f"`{_short(node)}`"))
+    in_test = test != MODULE and not test.endswith("(class body)")
+    for node in gained:
+        if _is_skip(node, in_test):
+            out.append(finding("skip_added", path, test, f"`{_short(node)}`"))
+    return out
+
+
+def compare_python(path: str, old_src: str, new_src: str | None) -> list[dict]:
+    """Findings for one Python file under the policy (new_src None: the file was deleted)."""
+    try:
+        old_tree = ast.parse(old_src)
+    except (SyntaxError, ValueError):
+        return []  # the baseline did not even parse: nothing it checked can be lost
+    old = collect(old_tree, old_src.splitlines())
+    tests = [n for n in old if n != MODULE and not n.endswith("(class body)")]
+    if new_src is None:
+        if tests or is_test_file(path) or path.endswith("conftest.py"):
+            return [finding("file_removed", path, "", f"its tests: {', '.join(tests) or '(none)'}")]
+        return []
+    try:
+        new_tree = ast.parse(new_src)
+    except (SyntaxError, ValueError) as e:
+        return [finding("test_changed", path, MODULE, f"the file no longer parses ({e.msg}, line {e.lineno})")]
+    new = collect(new_tree, new_src.splitlines())
+    out = patches(path, old_tree, new_tree)
+    for name, (text, parts) in old.items():
+        if name not in new:
+            out.append(finding("test_removed", path, name))
+        elif new[name][0] != text:
+            out += compare_units(path, name, scope_units(parts), scope_units(new[name][1]))
+    if path.rsplit("/", 1)[-1] == "conftest.py":
+        out += conftest_hooks(path, old_tree, new_src)
+    return out
+
+
+def _defined_names(tree: ast.Module) -> set[str]:
+    names = set()
+    for node in tree.body:
+        if _is_def(node):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {t.id for t in targets if isinstance(t, ast.Name)}
+    return names
+
+
+def _is_patch(node: ast.AST) -> str | None:
+    """Why a module-level statement changes what every test sees, or None.
+
+    Module code in a test file or conftest runs at collection, in the same process as every other
+    test: an attribute or item assignment (`Version.compare = ...`, `sys.modules[...] = ...`), a
+    `setattr` call or an autouse fixture can make broken code look right to tests it never touched.
+    """
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in targets):
+            return "module-level code that patches objects"
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        fn = node.value.func
+        name = fn.id if isinstance(fn, ast.Name) else fn.attr if isinstance(fn, ast.Attribute) else ""
+        if name == "setattr" or "patch" in _short(node, 400):  # setattr(...), mock.patch(...).start()
+            return "module-level code that patches objects"
+    if _is_def(node) and any("autouse" in _short(d, 400) for d in node.decorator_list):
+        return "an autouse fixture (it runs around every test)"
+    return None
+
+
+def patches(path: str, old_tree: ast.Module | None, new_tree: ast.Module) -> list[dict]:
+    """Module-level patches present now that the baseline did not have (top level and test classes)."""
+    def scan(tree: ast.Module | None) -> list[tuple[str, ast.AST]]:
+        out = []
+        for node in tree.body if tree is not None else []:
+            scope = [node] + (node.body if isinstance(node, ast.ClassDef) else [])
+            out += [(ast.dump(n), n) for n in scope if _is_patch(n)]
+        return out
+
+    before = [d for d, _ in scan(old_tree)]
+    out = []
+    for dump, node in scan(new_tree):
+        if dump in before:
+            before.remove(dump)
+        else:
+            out.append(finding("harness_changed", path, MODULE, f"{_is_patch(node)}: `{_short(node)}`"))
+    # A second module-level def of a name (a fixture, a helper) silently replaces the first.
+    old_twice, new_twice = _redefined(old_tree), _redefined(new_tree)
+    out += [finding("harness_changed", path, MODULE, f"`{n}` is defined again further down: the later one wins")
+            for n in sorted(new_twice - old_twice)]
+    return out
+
+
+def _redefined(tree: ast.Module | None) -> set[str]:
+    seen, twice = set(), set()
+    for node in tree.body if tree is not None else []:
+        if _is_def(node) and not node.name.startswith("test"):  # tests: collect() sees their shadowing
+            (twice if node.name in seen else seen).add(node.name)
+    return twice
+
+
+def conftest_hooks(path: str, old_tree: ast.Module | None, new_src: str) -> list[dict]:
+    """New pytest hooks or collection controls in a conftest: they can deselect or rewrite outcomes."""
+    try:
+        new_tree = ast.parse(new_src)
+    except (SyntaxError, ValueError):
+        return []
+    before = _defined_names(old_tree) if old_tree is not None else set()
+    added = sorted(n for n in _defined_names(new_tree) - before
+                   if n.startswith("pytest_") or n in CONFTEST_HOOK_NAMES)
+    return [finding("harness_changed", path, MODULE, f"defines `{n}`") for n in added]
+
+
+# --- pytest configuration files ----------------------------------------------------------------
+
+def new_module(path: str, src: str) -> list[dict]:
+    try:
+        tree = ast.parse(src)
+    except (SyntaxError, ValueError):
+        return []  # it fails at collection, in the tests gate
+    out = patches(path, None, tree)
+    if path.rsplit("/", 1)[-1] == "conftest.py":
+        out += conftest_hooks(path, None, src)
+    return out
+
+
+def pytest_options(rel: str, data: bytes | None) -> dict | None:
+    """The pytest section of an ini/cfg/toml file as a dict, None when it has none."""
+    if data is None:
+        return None
+    base = rel.rsplit("/", 1)[-1]
+    text = data.decode("utf-8", "replace")
+    if base == "pyproject.toml":
+        import tomllib
+
+        try:
+            tool = tomllib.loads(text).get("tool", {})
+        except (tomllib.TOMLDecodeError, AttributeError):
+            return {"(unparsable)": text}
+        section = tool.get("pytest") if isinstance(tool, dict) else None
+        return section if isinstance(section, dict) and section else None
+    import configparser
+
+    parser = configparser.RawConfigParser()
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return {"(unparsable)": text}
+    name = INI_SECTIONS.get(base, "pytest")
+    if base == "pytest.ini" and not parser.has_section(name):
+        return {}  # a pytest.ini makes its folder pytest's rootdir even when empty
+    return dict(parser.items(name)) if parser.has_section(name) else None
+
+
+def compare_config(path: str, old: bytes | None, new: bytes | None) -> list[dict]:
+    before, after = pytest_options(path, old), pytest_options(path, new)
+    if before == after:
+        return []
+    if before is None:
+        return [finding("harness_changed", path, "", "pytest configuration added")]
+    if after is None:
+        return [finding("harness_changed", path, "", "pytest configuration removed")]
+    keys = sorted(k for k in {*before, *after} if before.get(k) != after.get(k))
+    return [finding("harness_changed", path, "", f"`{k}`: {before.get(k)!r} -> {after.get(k)!r}"[:200])
+            for k in keys]
+
+
+# --- the policy over a diff --------------------------------------------------------------------
+
+_PROMPT = re.compile(r"^(\s*)>>> ?(.*)$")
+
+
+def may_hold_doctests(rel: str) -> bool:
+    return rel.endswith(DOCTEST_SUFFIXES)
+
+
+def doctest_examples(text: str) -> list[tuple[str, str]]:
+    """(source, expected output) of every `>>>` example, as doctest reads them (without importing it:
+    doctest pulls in unittest, inspect and difflib, tens of ms at every stop)."""
+    lines, out, i = text.splitlines(), [], 0
+    while i < len(lines):
+        m = _PROMPT.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        indent, src = m.group(1), [m.group(2)]
+        i += 1
+        while i < len(lines) and (lines[i].startswith(indent + "... ") or lines[i] == indent + "..."):
+            src.append(lines[i][len(indent) + 4:])
+            i += 1
+        want = []
+        while i < len(lines) and lines[i].strip() and lines[i].startswith(indent) and not _PROMPT.match(lines[i]):
+            want.append(lines[i][len(indent):])
+            i += 1
+        out.append(("\n".join(src).strip(), "\n".join(want).strip()))
+    return out
+
+
+def file_doctests(path: str, data: bytes) -> list[tuple[str, str]]:
+    """The doctest examples of a file: of its docstrings for Python, of the whole text otherwise."""
+    text = data.decode("utf-8", "replace")
+    if ">>>" not in text:
+        return []
+    if path.endswith(".py"):
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            return doctest_examples(text)
+        out = []
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                doc = ast.get_docstring(node)
+                out += doctest_examples(doc) if doc else []
+        return out
+    return doctest_examples(text)
+
+
+def compare_doctests(path: str, old: bytes, new: bytes) -> list[dict]:
+    """Doctest examples of the baseline that are gone or now expect something else."""
+    before = file_doctests(path, old)
+    if not before:
+        return []
+    after = file_doctests(path, new)
+    pool = list(after)
+    out = []
+    for src, want in before:
+        if (src, want) in pool:
+            pool.remove((src, want))
+            continue
+        twin = next((w for s2, w in pool if s2 == src), None)
+        short = " ".join(src.split())[:100]
+        if twin is not None:
+            out.append(finding("expected_changed", path, "doctest",
+                               f"`>>> {short}` expected `{want[:80]}`, now `{twin[:80]}`"))
+        else:
+            out.append(finding("assertion_removed", path, "doctest", f"`>>> {short}` (expects `{want[:80]}`)"))
+    return out
+
+
+def weakenings(changes: list[tuple[str, bytes | None, bytes | None]]) -> list[dict]:
+    """Findings for (path, baseline bytes or None if created, current bytes or None if deleted)."""
+    out = []
+    for rel, old, new in sorted(changes, key=lambda c: c[0]):
+        if not concerns(rel):
+            if old is not None and new is not None and may_hold_doctests(rel):
+                out += compare_doctests(rel, old, new)
+            continue
+        base = rel.rsplit("/", 1)[-1]
+        if shadows_runner(rel) and new is not None:
+            if old != new:
+                out.append(finding("harness_changed", rel, "", "shadows the test runner or runs at interpreter start"))
+        elif base in INI_SECTIONS or base == "pyproject.toml":
+            out += compare_config(rel, old, new)
+        elif rel.endswith(".py"):
+            if old is None:
+                if new is not None:  # a new test file is welcome, but not code that patches the others
+                    out += new_module(rel, new.decode("utf-8", "replace"))
+                continue
+            out += compare_python(rel, old.decode("utf-8", "replace"),
+                                  None if new is None else new.decode("utf-8", "replace"))
+        elif old is not None and in_test_dir(rel):
+            out.append(finding("data_changed", rel, "", "deleted" if new is None else "changed"))
+    return out
+
+
+def fingerprint(findings: list[dict]) -> str:
+    blob = json.dumps(sorted(json.dumps(f, sort_keys=True) for f in findings)).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def describe(findings: list[dict], limit: int = 30) -> list[str]:
+    lines = []
+    for f in findings[:limit]:
+        where = f["path"] + (f"::{f['test']}" if f["test"] and f["test"] != MODULE else "")
+        lines.append(f"- {where}: {LABELS[f['kind']]}" + (f": {f['detail']}" if f["detail"] else ""))
+    if len(findings) > limit:
+        lines.append(f"- ... and {len(findings) - limit} more")
+    return lines
+
+
+def _read_current(path: str, mode: int) -> bytes:
+    """A file's content; a symlink as its target (never followed: it may point anywhere)."""
+    import stat
+
+    if stat.S_ISLNK(mode):
+        return b"symlink:" + os.fsencode(os.readlink(path))
+    with open(path, "rb") as fh:
+        data = fh.read(MAX_READ + 1)
+    if len(data) > MAX_READ:
+        raise OSError(27, f"larger than {MAX_READ} bytes, not analysed")
+    return data
+
+
+def evaluate(ctx) -> dict:
+    """The policy for this stop, computed once and shared by the diff and tests gates.
+
+    `acknowledged`: this exact set of findings was already blocked once in this session and the
+    agent stopped again without changing it, so the user asked for it (or must be told).
+    """
+    cached = getattr(ctx, "_testpolicy", None)
+    if cached is not None:
+        return cached
+    from gatebench.hook.snapshot import read_blob
+
+    changes, errors = [], []
+    changed = set(ctx.diff.changed)
+    for rel in [*ctx.diff.created, *ctx.diff.changed, *ctx.diff.deleted]:
+        if not (concerns(rel) or (rel in changed and may_hold_doctests(rel))):
+            continue
+        old = new = None
+        try:
+            if rel in ctx.baseline:
+                old = read_blob(ctx.blob_dir, ctx.baseline[rel][0])
+                if old is None:
+                    errors.append(f"baseline content of {rel} is missing from the snapshot store")
+                    continue
+            if rel in ctx.now:
+                new = _read_current(os.path.join(ctx.repo, rel), ctx.now[rel][2])
+        except OSError as e:
+            errors.append(f"cannot read {rel}: {e.strerror}")
+            continue
+        changes.append((rel, old, new))
+    found = weakenings(changes)
+    fp = fingerprint(found) if found else None
+    memory = ctx.session.get(SESSION_KEY) or {}
+    result = {"findings": found, "fingerprint": fp, "errors": errors,
+              "acknowledged": bool(found) and memory.get("blocked") == fp,
+              # files the tests gate reruns as in the baseline; not a source file whose doctest
+              # changed: its baseline would also undo the fix (the diff gate's block covers those)
+              "paths": sorted({f["path"] for f in found if f["test"] != "doctest"})}
+    ctx._testpolicy = result
+    return result
+
+
+def remember_block(ctx, fp: str) -> None:
+    ctx.session[SESSION_KEY] = {"blocked": fp}
+
+
+def block_text(findings: list[dict]) -> str:
+    return (
+        "You weakened existing tests. Adding tests is welcome; making an existing test check less "
+        "hides failures instead of fixing them:\n" + "\n".join(describe(findings)) + "\n"
+        "Restore them, and fix the code instead. If the user asked for exactly this change, keep it "
+        "and stop again without changing it: the stop will pass, and the user will be told which "
+        "tests changed."
+    )
+
+
+def notice_text(findings: list[dict]) -> str:
+    return ("gatebench: the agent kept these weakened tests after being asked to restore them (check "
+            "that you asked for it): " + "; ".join(x[2:] for x in describe(findings, 10)))
+
+
+def tests_gate(spec: dict, ctx, run_once) -> object:
+    """Installed-mode tests gate: the current tests, then (if the agent weakened tests it has not
+    been allowed to keep) the same command in a copy with those files as they were in the baseline,
+    so a weakened or deleted test cannot hide a failure. `run_once(spec, ctx)` is the plain gate."""
+    policy = evaluate(ctx)
+    plain = copy.copy(ctx)
+    plain.protected_touched = []
+    plain._testpolicy_pass = True
+    first = run_once(spec, plain)
+    restore = [] if policy["acknowledged"] else policy["paths"]
+    if first.verdict != "pass" or not restore:
+        first.details["weakened_restored"] = []
+        return first
+    again = copy.copy(ctx)
+    again.protected_touched = restore
+    again._testpolicy_pass = True
+    second = run_once(spec, again)
+    second.details["weakened_restored"] = restore
+    second.seconds += first.seconds
+    if second.verdict == "block":
+        second.feedback = ("The tests pass only as you changed them. With the original versions of "
+                           + ", ".join(restore[:10]) + " they fail:\n\n" + second.feedback)
+    return second

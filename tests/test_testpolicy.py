@@ -1,0 +1,222 @@
+"""The installed-mode test policy: each kind of weakening is rejected, the good change beside it accepted."""
+
+from __future__ import annotations
+
+import pytest
+
+from gatebench.hook.testpolicy import weakenings
+
+BASE = '''import pytest
+from semver import Version
+
+
+def test_compare():
+    assert Version(1, 2, 3) < Version(1, 2, 4)
+    assert Version.parse("1.2.3").major == 1
+
+
+@pytest.mark.parametrize("text,major", [("1.0.0", 1), ("2.3.4", 2)])
+def test_parse(text, major):
+    assert Version.parse(text).major == major
+
+
+def test_invalid():
+    with pytest.raises(ValueError):
+        Version.parse("nope")
+
+
+class TestBump:
+    def test_bump_major(self):
+        assert str(Version(1, 2, 3).bump_major()) == "2.0.0"
+'''
+
+GOOD = {
+    "new test function": BASE + '''
+
+def test_subclass_compares():
+    class V(Version):
+        pass
+
+    assert V(1, 2, 3) == Version(1, 2, 3)
+''',
+    "new assertion in an existing test": BASE.replace(
+        '    assert Version.parse("1.2.3").major == 1\n',
+        '    assert Version.parse("1.2.3").major == 1\n    assert Version.parse("1.2.3").minor == 2\n'),
+    "assert message added": BASE.replace('.major == 1\n', '.major == 1, "major of 1.2.3"\n'),
+    "new parametrize case": BASE.replace('("2.3.4", 2)]', '("2.3.4", 2), ("3.0.0", 3)]'),
+    "new method in a test class": BASE + '''
+    def test_bump_minor(self):
+        assert str(Version(1, 2, 3).bump_minor()) == "1.3.0"
+''',
+    "new import and fixture": BASE.replace("import pytest\n", "import sys\n\nimport pytest\n") + '''
+
+@pytest.fixture
+def v():
+    return Version(1, 2, 3)
+''',
+}
+
+BAD = {
+    "test removed": (BASE.replace('def test_invalid():\n    with pytest.raises(ValueError):\n'
+                                  '        Version.parse("nope")\n', ""), "test_removed", "test_invalid"),
+    "assertion removed": (BASE.replace('    assert Version.parse("1.2.3").major == 1\n', ""),
+                          "assertion_removed", "test_compare"),
+    "assertion loosened": (BASE.replace('assert Version(1, 2, 3) < Version(1, 2, 4)',
+                                        'assert Version(1, 2, 3) <= Version(1, 2, 4) or True'),
+                           "assertion_removed", "test_compare"),
+    "expected value rewritten": (BASE.replace('== "2.0.0"', '== "1.2.3"'), "expected_changed",
+                                 "TestBump::test_bump_major"),
+    "parametrize case rewritten": (BASE.replace('("2.3.4", 2)', '("2.3.4", 3)'), "expected_changed",
+                                   "test_parse"),
+    "skip mark": (BASE.replace("def test_compare", "@pytest.mark.skip(reason='flaky')\ndef test_compare"),
+                  "skip_added", "test_compare"),
+    "xfail mark": (BASE.replace("    def test_bump_major", "    @pytest.mark.xfail\n    def test_bump_major"),
+                   "skip_added", "TestBump::test_bump_major"),
+    "skip call": (BASE.replace('def test_invalid():\n', 'def test_invalid():\n    pytest.skip("later")\n'),
+                  "skip_added", "test_invalid"),
+    "early return": (BASE.replace('def test_compare():\n', 'def test_compare():\n    return\n'),
+                     "skip_added", "test_compare"),
+    "module-level skip": (BASE.replace("from semver import Version\n",
+                                       "from semver import Version\n\npytestmark = pytest.mark.skip\n"),
+                          "skip_added", "(module level)"),
+    "raises removed": (BASE.replace('    with pytest.raises(ValueError):\n        Version.parse("nope")\n',
+                                    '    Version.parse("1.0.0")\n'), "assertion_removed", "test_invalid"),
+    "asserts wrapped in try": (BASE.replace(
+        '    assert Version(1, 2, 3) < Version(1, 2, 4)\n',
+        '    try:\n        assert Version(1, 2, 3) < Version(1, 2, 4)\n    except AssertionError:\n        pass\n'),
+        "assertion_removed", "test_compare"),
+    "shadowed by a later stub": (BASE + "\n\ndef test_compare():\n    pass\n", "assertion_removed", "test_compare"),
+    "renamed out of collection": (BASE.replace("def test_invalid", "def check_invalid"), "test_removed",
+                                  "test_invalid"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GOOD))
+def test_good_changes_are_accepted(name):
+    assert weakenings([("tests/test_version.py", BASE.encode(), GOOD[name].encode())]) == []
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_each_weakening_is_rejected_and_named(name):
+    new, kind, test = BAD[name]
+    found = weakenings([("tests/test_version.py", BASE.encode(), new.encode())])
+    assert (kind, test) in [(f["kind"], f["test"]) for f in found], found
+    assert all(f["path"] == "tests/test_version.py" for f in found)
+
+
+def test_new_test_file_is_welcome_and_a_deleted_one_is_named():
+    assert weakenings([("tests/test_new.py", None, BASE.encode())]) == []
+    found = weakenings([("tests/test_version.py", BASE.encode(), None)])
+    assert [f["kind"] for f in found] == ["file_removed"]
+    assert "test_compare" in found[0]["detail"] and "TestBump::test_bump_major" in found[0]["detail"]
+
+
+def test_unrelated_files_are_not_the_policys_business():
+    assert weakenings([("src/semver/version.py", b"x = 1\n", b"x = 2\n")]) == []
+    assert weakenings([("README.rst", b"a", None)]) == []
+
+
+CONFTEST = "import pytest\n\n\n@pytest.fixture\ndef v():\n    return 1\n"
+
+
+def test_conftest_new_fixture_accepted_new_hook_rejected():
+    more = CONFTEST + "\n\n@pytest.fixture\ndef w():\n    return 2\n"
+    assert weakenings([("tests/conftest.py", CONFTEST.encode(), more.encode())]) == []
+    assert weakenings([("tests/sub/conftest.py", None, CONFTEST.encode())]) == []
+    hook = CONFTEST + "\n\ndef pytest_collection_modifyitems(items):\n    items.clear()\n"
+    for old in (CONFTEST.encode(), None):
+        found = weakenings([("conftest.py", old, hook.encode())])
+        assert [(f["kind"], f["detail"]) for f in found] == [("harness_changed",
+                                                             "defines `pytest_collection_modifyitems`")]
+    ignore = CONFTEST + "\ncollect_ignore = ['test_version.py']\n"
+    assert [f["kind"] for f in weakenings([("tests/conftest.py", CONFTEST.encode(), ignore.encode())])] == [
+        "harness_changed"]
+
+
+PYPROJECT = '[project]\nname = "semver"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+
+
+def test_pytest_configuration_narrowed_is_rejected_other_sections_accepted():
+    other = PYPROJECT.replace('name = "semver"', 'name = "semver"\nversion = "3.0.3"')
+    assert weakenings([("pyproject.toml", PYPROJECT.encode(), other.encode())]) == []
+    narrowed = PYPROJECT + 'addopts = "-k not compare"\n'
+    found = weakenings([("pyproject.toml", PYPROJECT.encode(), narrowed.encode())])
+    assert [f["kind"] for f in found] == ["harness_changed"] and "addopts" in found[0]["detail"]
+    found = weakenings([("pytest.ini", None, b"[pytest]\naddopts = -x\n")])
+    assert [f["detail"] for f in found] == ["pytest configuration added"]
+    cfg = b"[metadata]\nname = semver\n"
+    assert weakenings([("setup.cfg", cfg, cfg + b"version = 3\n")]) == []
+    found = weakenings([("setup.cfg", cfg, cfg + b"[tool:pytest]\nnorecursedirs = tests\n")])
+    assert [f["kind"] for f in found] == ["harness_changed"]
+
+
+def test_test_data_changed_is_rejected_added_is_accepted():
+    assert weakenings([("tests/data/expected.json", None, b"{}")]) == []
+    found = weakenings([("tests/data/expected.json", b"[1]", b"[2]")])
+    assert [(f["kind"], f["detail"]) for f in found] == [("data_changed", "changed")]
+
+
+def test_code_that_patches_every_test_is_rejected_even_in_a_new_file():
+    patch = "import semver\n\nsemver.Version.compare = lambda self, other: 0\n"
+    for old in (None, BASE.encode()):
+        src = patch if old is None else BASE + "\n" + patch
+        found = weakenings([("tests/test_aaa.py", old, src.encode())])
+        assert [f["kind"] for f in found] == ["harness_changed"], found
+        assert "semver.Version.compare = lambda" in found[0]["detail"]
+    modules = "import sys\n\nsys.modules['semver'] = object()\n"
+    assert [f["kind"] for f in weakenings([("tests/test_new.py", None, modules.encode())])] == ["harness_changed"]
+    autouse = CONFTEST + "\n\n@pytest.fixture(autouse=True)\ndef fake(monkeypatch):\n    monkeypatch.setattr('x.y', 1)\n"
+    found = weakenings([("tests/conftest.py", CONFTEST.encode(), autouse.encode())])
+    assert [f["kind"] for f in found] == ["harness_changed"] and "autouse" in found[0]["detail"]
+    # beside them, the ordinary module code of a new test file is welcome
+    ordinary = "import sys\n\nsys.path.insert(0, 'src')\nEXPECTED = {'a': 1}\n\n\ndef test_a():\n    assert 1\n"
+    assert weakenings([("tests/test_new.py", None, ordinary.encode())]) == []
+
+
+def test_files_that_shadow_the_runner_are_rejected():
+    for rel in ("pytest.py", "src/sitecustomize.py", "_pytest/__init__.py", "lib/evil.pth"):
+        found = weakenings([(rel, None, b"x = 1\n")])
+        assert [f["kind"] for f in found] == ["harness_changed"], rel
+    assert weakenings([("src/pytest_helpers.py", None, b"x = 1\n")]) == []
+
+
+SRC = '''def compare(a, b):
+    """Compare two versions.
+
+    >>> compare("1.0.0", "2.0.0")
+    -1
+    >>> compare("2.0.0",
+    ...         "1.0.0")
+    1
+    """
+    return (a > b) - (a < b)
+'''
+
+
+def test_doctest_expectation_rewritten_or_removed_is_rejected_code_fix_accepted():
+    fixed = SRC.replace("return (a > b) - (a < b)", "return _cmp(a, b)")
+    more = SRC.replace('    1\n    """', '    1\n    >>> compare("1.0.0", "1.0.0")\n    0\n    """')
+    for good in (fixed, more):
+        assert weakenings([("src/semver/version.py", SRC.encode(), good.encode())]) == []
+    rewritten = SRC.replace("    -1\n", "    1\n")
+    found = weakenings([("src/semver/version.py", SRC.encode(), rewritten.encode())])
+    assert [(f["kind"], f["test"]) for f in found] == [("expected_changed", "doctest")]
+    assert 'compare("1.0.0", "2.0.0")' in found[0]["detail"] and "now `1`" in found[0]["detail"]
+    gone = SRC.replace('    >>> compare("2.0.0",\n    ...         "1.0.0")\n    1\n', "")
+    found = weakenings([("src/semver/version.py", SRC.encode(), gone.encode())])
+    assert [f["kind"] for f in found] == ["assertion_removed"]
+    rst = b"Usage\n=====\n\n>>> 1 + 1\n2\n"
+    assert [f["kind"] for f in weakenings([("docs/usage.rst", rst, rst.replace(b"\n2\n", b"\n3\n"))])] == [
+        "expected_changed"]
+
+
+def test_module_level_mock_patch_is_rejected():
+    src = "from unittest import mock\n\nmock.patch('semver.Version.compare', return_value=0).start()\n"
+    found = weakenings([("tests/test_new.py", None, src.encode())])
+    assert [f["kind"] for f in found] == ["harness_changed"]
+
+
+def test_a_fixture_defined_again_further_down_is_rejected():
+    twice = CONFTEST + "\n\n@pytest.fixture\ndef v():\n    return 2\n"
+    found = weakenings([("tests/conftest.py", CONFTEST.encode(), twice.encode())])
+    assert [f["kind"] for f in found] == ["harness_changed"] and "`v` is defined again" in found[0]["detail"]
