@@ -36,6 +36,7 @@ class WorkerOptions:
     max_budget_usd: float = 5.0  # per cell, passed to the CLI as --max-budget-usd
     policy: str = "default"  # sim only: configs/sim/<policy>.yaml or a path
     attempt: int = 1
+    marker: str = ""  # this attempt's process marker (launch.attempt_marker); empty: the worker makes one
     extra_env: dict[str, str] = field(default_factory=dict)
 
 

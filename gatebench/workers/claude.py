@@ -11,7 +11,7 @@ from gatebench.cli import UsageError
 from gatebench.models.cell import CellMeta
 from gatebench.prep import session_id_for
 from gatebench.workers import require_claude
-from gatebench.workers.launch import CELL_ENV, cell_args_note, cell_marker, cli_args, launch, task_prompt
+from gatebench.workers.launch import CELL_ENV, attempt_marker, cell_args_note, cli_args, launch, task_prompt
 
 # Everything of the user's environment that reaches the agent: how to authenticate, nothing else.
 CREDENTIAL_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_BASE_URL",
@@ -43,7 +43,7 @@ def run(cell: CellPaths, meta: CellMeta, opts, stop: Callable[[], str | None]) -
     if problem:
         raise UsageError(problem)
     sid = session_id_for(cell.root, opts.attempt)
-    env = claude_env(None, cell.home, {**credentials(os.environ), **opts.extra_env, CELL_ENV: cell_marker(cell.root)})
+    env = claude_env(None, cell.home, {**credentials(os.environ), **opts.extra_env, CELL_ENV: opts.marker or attempt_marker(cell.root)})
     argv = claude_argv(claude, task_prompt(cell.state), cli_args(opts, sid))
     info = launch(argv, cwd=cell.repo, env=env, stdout=cell.stream, stderr=cell.root / "stderr.log",
                   timeout_s=opts.timeout_s, stop=stop)
