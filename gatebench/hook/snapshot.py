@@ -161,7 +161,7 @@ def walk(root: str, ignore: GlobSet, cache: dict | None = None, cache_time_ns: i
                 hashed += 1
                 manifest[rel] = [sha, size, mode]
                 new_cache[rel] = (mtime, size, st.st_ino, sha, mode)
-    return Walk(manifest, new_cache, hashed, errors, special)
+    return Walk(manifest, new_cache, hashed, errors, sorted(special))
 
 
 def tree_hash(manifest: Manifest) -> str:
