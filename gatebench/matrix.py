@@ -551,6 +551,9 @@ def _child_setup(cell_dir: str, alive_path: str, log_mode: int) -> None:
         sys.exit(130)
     alive = os.open(alive_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     fcntl.flock(alive, fcntl.LOCK_SH)  # released by the kernel when this process ends, however it ends
+    from gatebench.workers.launch import hold_for_life
+
+    hold_for_life(alive)  # ... and its attempt's watchdog, which outlives it by one sweep
     fd = os.open(os.path.join(cell_dir, "run.log"), os.O_WRONLY | os.O_CREAT | log_mode, 0o644)
     os.dup2(fd, 1)
     os.dup2(fd, 2)

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
 
+import pytest
 from conftest import FIXED, hook_input, run_hook, write_tree
 
 from gatebench.hook import proc
@@ -99,3 +101,43 @@ def test_a_stop_whose_tests_leave_a_daemon_holding_the_pipes_is_bounded(installe
     assert time.monotonic() - t0 < 15, "the stop waited on pipes held by a process outside the tests' group"
     assert ev["gates"][1]["verdict"] == "pass" and ev["decision"] == "allow"
     assert not alive(int(pidfile.read_text()))
+
+
+def test_a_killed_runners_watchdog_kills_its_own_attempt_only_then_frees_the_cell(tmp_path: Path):
+    cell = tmp_path / "cell"
+    cell.mkdir()
+    script = (
+        "import os, subprocess, sys, time\n"
+        "from gatebench.workers.launch import CELL_ENV, attempt_marker, lock_cell, start_watchdog\n"
+        f"cell = {str(cell)!r}\n"
+        "lock_cell(cell)\n"
+        "mine = attempt_marker(cell)\n"
+        "dog, lifeline = start_watchdog(mine)\n"
+        "p = subprocess.Popen(['setsid', 'sleep', '120'], env={**os.environ, CELL_ENV: mine})\n"
+        "# another attempt's process in the same cell: not ours to kill\n"
+        "q = subprocess.Popen(['setsid', 'sleep', '120'], env={**os.environ, CELL_ENV: attempt_marker(cell)})\n"
+        "print(p.pid, q.pid, dog.pid, flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    runner = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    mine, other, dog = map(int, runner.stdout.readline().split())
+    try:
+        from gatebench.workers.launch import CellBusy, lock_cell, release
+
+        with pytest.raises(CellBusy):
+            lock_cell(cell)
+        runner.kill()  # kill -9: no cleanup code of its own runs
+        runner.wait()
+        assert not alive(mine), "the watchdog did not kill the dead runner's attempt"
+        assert alive(other), "a cleanup killed another attempt's process"
+        deadline = time.monotonic() + 10
+        while True:  # the cell is free once the watchdog, which holds the lock too, is done
+            try:
+                release(lock_cell(cell))
+                break
+            except CellBusy:
+                assert time.monotonic() < deadline, "the cell stayed locked"
+                time.sleep(0.1)
+        assert not alive(dog)
+    finally:
+        os.kill(other, 9)

@@ -84,6 +84,22 @@ def run_worker(name: str, cell: CellPaths, opts: WorkerOptions, stop: Callable[[
     if not cell.meta.is_file():
         raise UsageError(f"{cell.root}: not a prepared cell (no cell.json); run `gatebench prep` first")
     meta = load_model(cell.meta, CellMeta)
+    from gatebench.workers.launch import CellBusy, lock_cell, release
+
+    try:
+        lock = lock_cell(cell.root)  # one run per cell at a time; its watchdog holds it until its sweep is done
+    except CellBusy as e:
+        raise UsageError(str(e))
+    try:
+        return _run_locked(name, cell, meta, opts, stop)
+    finally:
+        release(lock)
+
+
+def _run_locked(name: str, cell: CellPaths, meta: CellMeta, opts: WorkerOptions,
+                stop: Callable[[], str | None] | None) -> dict:
+    from gatebench.cli import UsageError
+
     if cell.worker.exists():
         raise UsageError(f"{cell.root} has already been run ({cell.worker} exists); prep it again to rerun")
     started = now_iso()

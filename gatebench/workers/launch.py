@@ -32,6 +32,12 @@ from gatebench.hook.proc import become_subreaper, die_with_parent, kill_marked, 
 CELL_ENV = "GATEBENCH_CELL"
 POLL_S = 0.05
 GRACE_S = 2.0
+OUTPUT_CAP = 256 << 20  # bytes of the CLI's stdout or stderr; past it the run is cut (a runaway, not a session)
+
+# Lock fds (flock) this process holds for as long as anything it started may live: the cell lock of
+# `run`, a matrix child's share of the run's `.alive`. Every watchdog inherits them, so a lock is
+# released only once the watchdog has swept the attempt's processes, not when this process dies.
+_HELD: list[int] = []
 
 # The watchdog: blocks on its stdin until EOF, then kills every process marked with argv[1].
 # Self-contained and `python -S`: it starts in ~10 ms and holds no gatebench module.
@@ -84,13 +90,45 @@ def attempt_marker(cell_root: Path, owner: str | None = None) -> str:
     return f"{Path(cell_root).resolve()}/@{owner}.{uuid.uuid4().hex[:12]}"
 
 
+def hold_for_life(fd: int) -> None:
+    """Keep lock `fd` held by every watchdog this process starts from now on (see _HELD)."""
+    _HELD.append(fd)
+
+
+def release(fd: int) -> None:
+    """Let go of a lock fd of this process; watchdogs started with it keep their copy until they end."""
+    if fd in _HELD:
+        _HELD.remove(fd)
+    os.close(fd)
+
+
+class CellBusy(Exception):
+    pass
+
+
+def lock_cell(cell_root: Path) -> int:
+    """Take the cell's run lock (`<cell>/.run.lock`) or raise CellBusy. Held until this process and
+    the watchdog of its attempt are gone."""
+    import fcntl
+
+    fd = os.open(Path(cell_root) / ".run.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise CellBusy(f"{cell_root} is being run by another process (or its last processes are still being "
+                       "stopped); wait for it")
+    hold_for_life(fd)
+    return fd
+
+
 def start_watchdog(marker: str) -> tuple[subprocess.Popen | None, int | None]:
     """(watchdog, write end of its lifeline). Closing the write end (or dying) makes it sweep the marker."""
     r, w = os.pipe()  # both ends non-inheritable: only the watchdog gets r (as stdin), only we hold w
     try:
         dog = subprocess.Popen([sys.executable, "-S", "-c", WATCHDOG, CELL_ENV, marker], stdin=r,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                               env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
+                               pass_fds=tuple(_HELD), env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
     except OSError:
         os.close(w)
         return None, None
@@ -174,6 +212,8 @@ def launch(argv: list[str], *, cwd: Path, env: dict[str, str], stdout: Path, std
                         pass
                     if time.monotonic() - t0 > timeout_s:
                         killed = f"wall cap of {timeout_s:g} s"
+                    elif max(os.fstat(out.fileno()).st_size, os.fstat(err.fileno()).st_size) > OUTPUT_CAP:
+                        killed = f"output cap of {OUTPUT_CAP >> 20} MiB"
                     elif os.getppid() != parent:
                         killed = "the process that started this worker died"
                     else:
