@@ -29,7 +29,11 @@ Manifest = dict[str, list]  # path -> [sha256, size, mode]
 
 
 class OutOfTime(Exception):
-    """The walk passed its deadline: the hook's time budget is spent."""
+    """The walk passed its deadline: the hook's time budget is spent. `cache`: the files hashed so far."""
+
+    def __init__(self, message: str, cache: dict | None = None):
+        super().__init__(message)
+        self.cache = cache or {}
 
 
 def shown(name: str) -> str:
@@ -127,7 +131,8 @@ def walk(root: str, ignore: GlobSet, cache: dict | None = None, cache_time_ns: i
             for entry in it:
                 seen += 1
                 if deadline is not None and not seen & 255 and clock() > deadline:
-                    raise OutOfTime(f"the time budget ran out walking the work tree ({seen} entries seen)")
+                    raise OutOfTime(f"the time budget ran out walking the work tree ({seen} entries seen)",
+                                    new_cache)
                 name = entry.name
                 rel = rel_dir + name
                 try:
@@ -155,6 +160,9 @@ def walk(root: str, ignore: GlobSet, cache: dict | None = None, cache_time_ns: i
                     continue
                 try:
                     sha = _hash_link(entry.path) if S_ISLNK(mode) else _hash_file(entry.path, deadline)
+                except OutOfTime as e:
+                    e.cache = new_cache
+                    raise
                 except OSError as e:
                     errors.append(f"cannot read {shown(rel)}: {e.strerror}")
                     continue
@@ -292,7 +300,18 @@ def current(root: str, ignore: GlobSet, cache_path: str, deadline: float | None 
             cache_time, cache = marshal.loads(f.read())  # loads: load(file) reads in tiny chunks, 10x slower
     except (OSError, EOFError, ValueError, TypeError):
         pass
-    w = walk(root, ignore, cache, cache_time, deadline)
+    try:
+        w = walk(root, ignore, cache, cache_time, deadline)
+    except OutOfTime as e:
+        # Keep what was hashed: the next stop starts where this one ran out, so a big tree converges.
+        try:
+            tmp = f"{cache_path}.tmp{os.getpid()}"
+            with open(tmp, "wb") as f:
+                marshal.dump((time.time_ns(), {**cache, **e.cache}), f)
+            os.replace(tmp, cache_path)
+        except OSError:
+            pass
+        raise
     if w.hashed or len(w.cache) != len(cache):
         try:
             tmp = f"{cache_path}.tmp{os.getpid()}"
