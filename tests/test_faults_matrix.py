@@ -167,3 +167,28 @@ def test_a_second_owner_is_refused_while_the_first_lives_and_waits_for_a_dead_ow
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_a_cell_child_killed_hard_is_scored_by_a_finalize_child_and_its_attempt_swept(tmp_path: Path):
+    # The "CLI" kills its parent, the cell's child process, with SIGKILL: nothing of the child's own cleanup
+    # runs. The matrix scores the cell in another child (never in its own process), and the attempt's
+    # watchdog kills the daemon the "CLI" left behind.
+    pidfile = tmp_path / "daemon.pid"
+    fake = tmp_path / "claude"
+    fake.write_text('#!/bin/sh\nif [ "$1" = "--version" ]; then echo "2.1.332 (Claude Code)"; exit 0; fi\n'
+                    f'setsid sleep 120 & echo $! > {pidfile}\n'
+                    'echo "about to kill my parent" >&2\nkill -9 $PPID\nsleep 120\n')
+    fake.chmod(0o755)
+    runs = tmp_path / "runs"
+    cmd = [sys.executable, "-m", "gatebench", "matrix", "--worker", "sim", "--runs-dir", str(runs), "--run-id", "h",
+           "--configs", "none", "--tasks", "T1", "--retries", "0"]
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "GATEBENCH_CLAUDE": str(fake)})
+    assert r.returncode == 1, r.stdout + r.stderr
+    [rec] = records(runs / "h")
+    assert rec["status"] == "infra_error" and "no worker.json" in rec["error"], rec["error"]
+    daemon = int(pidfile.read_text())
+    deadline = time.monotonic() + 5
+    while start_time(daemon) is not None:
+        assert time.monotonic() < deadline, "the dead child's attempt left its daemon running"
+        time.sleep(0.1)
