@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import hook_input, run_hook
+from conftest import gatebench_cli, hook_input, run_hook
 from test_finalize import fake_run
 
 from gatebench import ledger
@@ -97,6 +97,8 @@ def test_a_name_that_is_not_utf8_under_a_protected_path_reaches_events_records_a
     fake_run(cell)
     ev = json.loads((cell / "state" / "events.jsonl").read_text(encoding="utf-8").splitlines()[-1])
     assert ev["diff"]["protected_touched"] == ["tests/caf\\xe9_\\xff.py"]
+    r = gatebench_cli("finalize", str(cell), "--json")  # the verb that crashed on such a name
+    assert json.loads(r.stdout)["tampered"] == ["tests/caf\\xe9_\\xff.py"]
     rec = finalize(CellPaths(cell))
     assert rec.tampered == ["tests/caf\\xe9_\\xff.py"] and rec.tamper and not rec.solved
     again = ResultRecord.model_validate_json((cell / "result.json").read_text(encoding="utf-8"))

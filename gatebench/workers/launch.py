@@ -233,13 +233,13 @@ def launch(argv: list[str], *, cwd: Path, env: dict[str, str], stdout: Path, std
                         pass
                 # Children that outlived the CLI, or left its group, go too.
                 killpg(proc.pid, signal.SIGKILL)
-                if marker:
-                    reap(marker)
-                kill_new_descendants(before, spare)
                 try:
-                    proc.wait(GRACE_S)
+                    proc.wait(GRACE_S)  # reaped by Popen first: its exit status must not be taken below
                 except subprocess.TimeoutExpired:
                     pass
+                if marker:
+                    reap(marker)
+                kill_new_descendants(before, spare | {proc.pid})
     finally:
         if lifeline is not None:
             os.close(lifeline)  # the watchdog sweeps once more (finds nothing) and exits
