@@ -2,11 +2,17 @@
 
 Input: scored runs grouped config -> task -> runs (cells.group). Rates are means over tasks of the
 task's rate, so every task weighs the same whatever its number of scored runs (SPEC.md "## analyze").
+
+Comparisons are exact: rates are Fractions (k/n per task, their means), costs the ledger's decimals
+as Fractions, wherever a result depends on equality or order (Pareto dominance, the order of tasks
+by difficulty, whether every per-task difference is the same). Floats only in the reported numbers:
+two rates of 2/5 from different task mixes are equal, not an ulp apart.
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 from gatebench.analyze import stats
 from gatebench.analyze.load import Run
@@ -111,13 +117,40 @@ def config_summary(
     )
 
 
+def exact_mean(xs: list[Fraction]) -> Fraction:
+    return sum(xs, Fraction(0)) / len(xs)
+
+
+def exact_usd(x: float) -> Fraction:
+    """A ledger amount as the decimal it was written as: sums of equal amounts compare equal."""
+    return Fraction(repr(float(x)))
+
+
+def task_rate_exact(rs: list[Run]) -> Fraction:
+    return Fraction(sum(r.solved for r in rs), len(rs))
+
+
 def task_rate(rs: list[Run]) -> float:
-    return sum(r.solved for r in rs) / len(rs)
+    return float(task_rate_exact(rs))
+
+
+def first_stop_rate_exact(rs: list[Run]) -> Fraction:
+    """Share of runs passing the oracle at their first stop; runs with an unknown one must be left out."""
+    return Fraction(sum(bool(r.first_stop) for r in rs), len(rs))
 
 
 def first_stop_rate(rs: list[Run]) -> float:
-    """Share of runs passing the oracle at their first stop; runs with an unknown one must be left out."""
-    return sum(bool(r.first_stop) for r in rs) / len(rs)
+    return float(first_stop_rate_exact(rs))
+
+
+def cost_rate_point(tasks: dict[str, list[Run]]) -> tuple[Fraction, Fraction] | None:
+    """(cost per run, solve rate) of a config, exactly as config_summary defines them; None without runs."""
+    scored = [rs for rs in tasks.values() if rs]
+    if not scored:
+        return None
+    runs = [r for rs in scored for r in rs]
+    cost = sum((exact_usd(r.cost) + exact_usd(r.reviewer_cost) for r in runs), Fraction(0)) / len(runs)
+    return cost, exact_mean([task_rate_exact(rs) for rs in scored])
 
 
 def paired_tasks(a: dict[str, list[Run]], b: dict[str, list[Run]]) -> list[str]:
@@ -138,19 +171,23 @@ def mcnemar(config: dict[str, list[Run]], base: dict[str, list[Run]], tasks: lis
                    p_value=stats.mcnemar_exact(only_base, only_cfg))
 
 
-def bootstrap(values: list[float], label: str, settings: dict) -> Estimate:
+def bootstrap(values: list[Fraction], label: str, settings: dict) -> Estimate:
+    """Mean of exact per-task values with a cluster-bootstrap CI; equal values (compared exactly) give the point."""
     if not values:
         return Estimate(value=None)
-    est, lo, hi = stats.cluster_bootstrap_mean(
-        values, settings["resamples"], f"{settings['seed']}:{label}", settings["confidence"]
+    mean = float(exact_mean(values))
+    if len(values) >= 2 and all(v == values[0] for v in values):
+        return Estimate(value=mean, lo=mean, hi=mean)
+    _est, lo, hi = stats.cluster_bootstrap_mean(
+        [float(v) for v in values], settings["resamples"], f"{settings['seed']}:{label}", settings["confidence"]
     )
-    return Estimate(value=est, lo=lo, hi=hi)
+    return Estimate(value=mean, lo=lo, hi=hi)
 
 
 def delta(config: str, baseline: str, grouped: Grouped, settings: dict) -> Delta:
     cfg, base = grouped[config], grouped[baseline]
     tasks = paired_tasks(cfg, base)
-    diffs = [task_rate(cfg[t]) - task_rate(base[t]) for t in tasks]
+    diffs = [task_rate_exact(cfg[t]) - task_rate_exact(base[t]) for t in tasks]
     return Delta(
         config=config,
         baseline=baseline,
@@ -171,7 +208,8 @@ def counterfactual(
     conf = settings["confidence"]
     fail_first = [r for r in runs if not r.first_stop]
     pass_first = [r for r in runs if r.first_stop]
-    per_task = [_mean([int(r.solved) - int(bool(r.first_stop)) for r in rs]) for _, rs in sorted(known.items())]
+    per_task = [Fraction(sum(int(r.solved) - int(bool(r.first_stop)) for r in rs), len(rs))
+                for _, rs in sorted(known.items())]
     first_rate = _mean([first_stop_rate(rs) for rs in known.values()]) if known else None
     final_rate = _mean([task_rate(rs) for rs in known.values()]) if known else None
     validity = None
@@ -179,7 +217,7 @@ def counterfactual(
         base = grouped[baseline]
         paired = sorted(t for t in known if base.get(t))
         if paired:
-            diffs = [first_stop_rate(known[t]) - task_rate(base[t]) for t in paired]
+            diffs = [first_stop_rate_exact(known[t]) - task_rate_exact(base[t]) for t in paired]
             validity = Validity(
                 baseline=baseline,
                 tasks=len(paired),
@@ -203,9 +241,11 @@ def counterfactual(
 
 def task_matrix(grouped: Grouped, configs: list[str]) -> TaskMatrix:
     tasks = sorted({t for c in configs for t, rs in grouped[c].items() if rs}, key=natural_key)
-    rates = {t: [task_rate(grouped[c][t]) for c in configs if grouped[c].get(t)] for t in tasks}
-    difficulty = {t: (_mean(v) if v else None) for t, v in rates.items()}
-    tasks.sort(key=lambda t: (difficulty[t] if difficulty[t] is not None else 2.0))
+    rates = {t: [task_rate_exact(grouped[c][t]) for c in configs if grouped[c].get(t)] for t in tasks}
+    exact = {t: (exact_mean(v) if v else None) for t, v in rates.items()}
+    # Stable on the natural order: tasks of exactly equal difficulty keep the name rule.
+    tasks.sort(key=lambda t: (exact[t] if exact[t] is not None else Fraction(2)))
+    difficulty = {t: (float(v) if v is not None else None) for t, v in exact.items()}
     cells = []
     for t in tasks:
         row = []
@@ -224,8 +264,11 @@ def natural_key(name: str) -> tuple:
     return (prefix, int(digits) if digits and name.endswith(digits) else -1, name)
 
 
-def pareto(points: dict[str, tuple[float, float]]) -> list[str]:
-    """Configs no other config beats on both cost (lower) and solve rate (higher), cheapest first."""
+def pareto(points: dict[str, tuple[Fraction, Fraction]]) -> list[str]:
+    """Configs no other config beats on both cost (lower) and solve rate (higher), cheapest first.
+
+    Pass exact points (cost_rate_point): with floats, equal points from different task mixes can
+    differ in the last bit and one would "dominate" the other."""
     front = []
     for name, (cost, rate) in points.items():
         dominated = any(
@@ -235,4 +278,4 @@ def pareto(points: dict[str, tuple[float, float]]) -> list[str]:
         )
         if not dominated:
             front.append(name)
-    return sorted(front, key=lambda n: (points[n][0], -points[n][1]))
+    return sorted(front, key=lambda n: (points[n][0], -points[n][1], n))

@@ -134,7 +134,7 @@ def build(
                 f"config {cf.config}: {cf.unknown} run(s) had no oracle result at their first stop; "
                 "left out of the counterfactual"
             )
-    points = {s.config: (s.cost_per_run, s.solve_rate.value) for s in summaries if s.solve_rate.value is not None}
+    points = {c: pt for c in configs if (pt := metrics.cost_rate_point(grouped[c])) is not None}
     all_listed = resolved.scored + resolved.infra
     prov = provenance.provenance(all_listed, configs + only_infra)
     return Analysis(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import random
+from fractions import Fraction
 from statistics import NormalDist
 
 _NORMAL = NormalDist()
@@ -125,7 +126,8 @@ def clustered_rate(
         raise ValueError("clustered_rate needs at least one cluster")
     rates = [s / n for s, n in per_cluster]
     total = sum(n for _, n in per_cluster)
-    p = sum(rates) / k
+    # Exact, then rounded once: equal rates from different task mixes must print (and compare) equal.
+    p = float(sum((Fraction(s, n) for s, n in per_cluster), Fraction(0)) / k)
     if k == 1:
         # One cluster: nothing to say about variation between clusters; treat runs as independent.
         lo, hi = wilson(per_cluster[0][0], per_cluster[0][1], confidence)

@@ -29,7 +29,7 @@ from gatebench.errors import UsageError
 from gatebench.hook.defaults import DEFAULT_IGNORE
 from gatebench.hook.globs import GlobSet
 from gatebench.hook.oracle import run_oracle
-from gatebench.hook.snapshot import diff, read_json, tree_hash, walk
+from gatebench.hook.snapshot import diff, read_json, shown, tree_hash, walk
 from gatebench.hook.state import Paths, read_events
 from gatebench.hook.util import read_jsonl, write_atomic
 from gatebench.models.cell import CellMeta
@@ -135,13 +135,30 @@ def never_worked(stops: list[dict]) -> tuple[str, str] | None:
     return None
 
 
-def tampered(repo: Path, state: Path, resolved: dict) -> list[str]:
-    """Protected paths (tests, hook settings, ...) whose content differs from the baseline."""
+def final_tree(repo: Path, state: Path, resolved: dict) -> tuple[list[str], list[str]]:
+    """(protected paths whose content differs from the baseline, special files skipped), names shown()."""
     base = read_json(Paths(str(state)).baseline)
     now = walk(str(repo), GlobSet(resolved.get("ignore") or DEFAULT_IGNORE))
     d = diff(base, now.manifest)
     protected = GlobSet(resolved.get("protected") or [])
-    return [p for p in d.paths if protected.match(p)]
+    return [shown(p) for p in d.paths if protected.match(p)], now.special
+
+
+def tampered(repo: Path, state: Path, resolved: dict) -> list[str]:
+    """Protected paths (tests, hook settings, ...) whose content differs from the baseline."""
+    return final_tree(repo, state, resolved)[0]
+
+
+def escaped(obj):
+    """Every string in `obj` made valid UTF-8 (snapshot.shown): a file name that is not UTF-8 reaches the
+    record from events, errors and scans, and must be escaped there, never crash the record's JSON."""
+    if isinstance(obj, str):
+        return shown(obj)
+    if isinstance(obj, dict):
+        return {escaped(k): escaped(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [escaped(v) for v in obj]
+    return obj
 
 
 def _read_json(path: Path) -> dict | None:
@@ -201,7 +218,7 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
     if oracle is None:
         oracle = run_oracle(str(cell.repo), o["hidden_dir"], o["command"], o["dest"], o["timeout_s"],
                             resolved.get("python"))
-    changed = tampered(cell.repo, cell.state, resolved)
+    changed, special = final_tree(cell.repo, cell.state, resolved)
     private = [Path(meta.hidden_dir), Path(meta.reference_dir), Path(meta.inject_dir), cell.state]
     leaks = scan(sm["tool_inputs"], cell.repo, private, project_root())
     result = sm["result"] or {}
@@ -236,7 +253,7 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
         "blocks": sum(1 for s in stops if s["decision"] == "block"),
         "gate_errors": sum(1 for s in stops for g in s["gates"] if g["verdict"] == "error"),
         "give_up": any(s["decision"] == "give_up" for s in stops),
-        "tamper": bool(changed), "tampered": changed,
+        "tamper": bool(changed), "tampered": changed, "special_files": special,
         "leak": bool(leaks), "leaks": leaks,
         "turns": int(result.get("num_turns") or sm["api_requests"]),
         "api_requests": tm["api_requests"] if tm else sm["api_requests"],
@@ -261,6 +278,6 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
     }
     timing["finalize_s"] = round(time.monotonic() - t0 - oracle["seconds"], 3)
     record["timing"] = timing
-    rec = ResultRecord.model_validate(record)
+    rec = ResultRecord.model_validate(escaped(record))
     write_atomic(cell.result, rec.model_dump_json(indent=1) + "\n")
     return rec

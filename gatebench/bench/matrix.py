@@ -7,10 +7,18 @@ is done when its record is in the ledger. An infra error is retried (bounded, `r
 attempts go to `infra.jsonl`, and only the last one reaches the ledger, so the ledger holds exactly
 one record per cell. Once the dollars recorded reach the ceiling no new cell starts. SIGINT/SIGTERM
 stop every cell's processes; cells cut that way are not recorded and rerun on resume.
+
+One owner per run (RunOwner): a matrix holds `<run>/.owner` exclusively while it runs, and every
+cell child it starts holds `<run>/.alive` shared for as long as it lives. A second matrix on the
+same run refuses while the owner lives, and waits (printing what for) while processes of a dead
+owner still run: its cell children (`.alive`) and anything carrying one of its attempt markers. It
+never kills them itself: every attempt cleans up after itself (workers/launch.py), and a cleanup
+only ever kills its own attempt's processes, named by a marker unique to the attempt.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import multiprocessing
 import multiprocessing.process
@@ -19,6 +27,7 @@ import signal
 import sys
 import threading
 import time
+import uuid
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -30,11 +39,13 @@ from gatebench.bench.cell import CellPaths
 from gatebench.bench.prep import prep, seed_for
 from gatebench.bench.tasks import load_task, task_ids
 from gatebench.bench.workers import WORKERS, WorkerOptions
-from gatebench.bench.workers.launch import cell_marker, reap
+from gatebench.bench.workers.launch import attempt_marker, cell_processes, reap
 from gatebench.errors import UsageError
 from gatebench.hook.util import write_atomic
 from gatebench.installer.configs import load_config
 from gatebench.paths import configs_dir, project_root
+
+OWNER_WAIT_S = 30.0  # how long a new owner waits for a dead owner's processes before it refuses
 
 # Options that must not change within a run: the same caps for every cell, or the comparison is confounded.
 PINNED = ("worker", "model", "max_turns", "timeout_s", "max_budget_usd", "policy")
@@ -165,6 +176,103 @@ def write_run_json(spec: MatrixSpec, pre: dict) -> None:
     write_atomic(path, json.dumps(data, indent=1) + "\n")
 
 
+def lock_holders(path: Path) -> list[int]:
+    """Pids holding a flock on `path` (from /proc/locks; the pid is whoever took the lock)."""
+    try:
+        ino = os.stat(path).st_ino
+        lines = Path("/proc/locks").read_text().splitlines()
+    except OSError:
+        return []
+    pids = []
+    for line in lines:
+        parts = line.split()
+        if "->" in parts:
+            continue  # a waiter, not a holder
+        for i, part in enumerate(parts):
+            bits = part.split(":")
+            if len(bits) == 3 and bits[2].isdigit() and int(bits[2]) == ino and i > 0 and parts[i - 1].isdigit():
+                pids.append(int(parts[i - 1]))
+    return sorted(set(pids))
+
+
+def describe(pids: list[int]) -> str:
+    out = []
+    for pid in pids[:8]:
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:
+            continue
+        out.append(f"{pid} ({cmd[:70]})")
+    more = f" and {len(pids) - 8} more" if len(pids) > 8 else ""
+    return ", ".join(out) + more
+
+
+class RunOwner:
+    """The lock that makes one process tree at a time the owner of a run folder (see the module doc)."""
+
+    def __init__(self, run_dir: Path, out: TextIO = sys.stderr, wait_s: float = OWNER_WAIT_S):
+        self.run_dir, self.out, self.wait_s = run_dir, out, wait_s
+        self.token = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"  # the owner part of every attempt marker
+        self.fd: int | None = None
+
+    @property
+    def alive_path(self) -> Path:
+        return self.run_dir / ".alive"
+
+    def acquire(self) -> None:
+        """Become the owner, or raise UsageError saying who owns the run or what still runs."""
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        path = self.run_dir / ".owner"
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            who = os.pread(fd, 200, 0).decode(errors="replace").strip()
+            os.close(fd)
+            raise UsageError(f"run {self.run_dir.name} is owned by a running matrix ({who or 'pid unknown'}); "
+                             f"wait for it to finish, or stop it (SIGTERM), then rerun")
+        try:
+            self._wait_for_survivors()
+        except BaseException:
+            os.close(fd)
+            raise
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()}, owner {self.token}\n".encode(), 0)
+        self.fd = fd
+
+    def _wait_for_survivors(self) -> None:
+        deadline = time.monotonic() + self.wait_s
+        alive = os.open(self.alive_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        said = 0.0
+        try:
+            while True:
+                try:
+                    fcntl.flock(alive, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    left = cell_processes(f"{self.run_dir.resolve()}/")
+                    fcntl.flock(alive, fcntl.LOCK_UN)
+                except BlockingIOError:
+                    left = lock_holders(self.alive_path) or [-1]
+                if not left:
+                    return
+                now = time.monotonic()
+                what = describe(left) or "cell processes"
+                if now > deadline:
+                    raise UsageError(f"run {self.run_dir.name}: processes of an earlier matrix on this run still "
+                                     f"run after {self.wait_s:g} s: {what}; wait for them or kill them, then rerun")
+                if now - said >= 2.0:
+                    print(f"[matrix] waiting for {len(left)} process(es) of an earlier matrix on run "
+                          f"{self.run_dir.name} to end: {what}", file=self.out, flush=True)
+                    said = now
+                time.sleep(0.1)
+        finally:
+            os.close(alive)
+
+    def release(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
 def fmt_s(s: float) -> str:
     s = int(max(s, 0))
     return f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{s}s"
@@ -207,17 +315,16 @@ class Matrix:
         self.procs_lock = threading.Lock()
         self.progress: Progress | None = None
         self.not_started: list[str] = []
+        self.owner = RunOwner(spec.run_dir, out)
 
     # ---------------------------------------------------------------- one cell
 
-    def _run_child(self, cell_dir: Path, attempt: int, prep_s: float) -> int | None:
-        """Run and finalize the cell in a child forked from a preloaded server: a fresh `gatebench run` process
-        would spend a third of a second per cell importing what the server has imported once."""
-        o = self.spec.opts
-        opts = {"model": o.model, "max_turns": o.max_turns, "timeout_s": o.timeout_s,
-                "max_budget_usd": o.max_budget_usd, "policy": o.policy, "attempt": attempt}
-        proc = _forkserver().Process(target=cell_child, args=(str(cell_dir), self.spec.worker, opts, prep_s),
-                                     name=f"cell {cell_dir.name}", daemon=False)
+    def _child(self, target, args: tuple, name: str) -> int | None:
+        """Run `target(*args)` in a child forked from a preloaded server: a fresh `gatebench run` process
+        would spend a third of a second per cell importing what the server has imported once. Agent code
+        (tests, the oracle) only ever runs under such a child, never in the matrix process."""
+        proc = _forkserver().Process(target=target, args=(*args, str(self.owner.alive_path)), name=name,
+                                     daemon=False)
         proc.start()
         with self.procs_lock:
             self.procs[proc.pid] = proc
@@ -232,8 +339,17 @@ class Matrix:
         finally:
             with self.procs_lock:
                 self.procs.pop(proc.pid, None)
-            reap(cell_marker(cell_dir))
         return proc.exitcode
+
+    def _run_child(self, cell_dir: Path, attempt: int, prep_s: float) -> int | None:
+        o = self.spec.opts
+        marker = attempt_marker(cell_dir, self.owner.token)
+        opts = {"model": o.model, "max_turns": o.max_turns, "timeout_s": o.timeout_s,
+                "max_budget_usd": o.max_budget_usd, "policy": o.policy, "attempt": attempt, "marker": marker}
+        try:
+            return self._child(cell_child, (str(cell_dir), self.spec.worker, opts, prep_s), f"cell {cell_dir.name}")
+        finally:
+            reap(marker)  # this attempt's processes only: another attempt on the cell is never touched
 
     def _attempt(self, cell: Cell, attempt: int) -> dict | None:
         spec = self.spec
@@ -255,18 +371,14 @@ class Matrix:
         cp = CellPaths(cell_dir)
         if not cp.result.exists():
             # The child died before finalize (crash, OOM kill): score what is there, it is an infra error.
-            from gatebench.bench.finalize import finalize
-
-            try:
-                rec = finalize(cp, attempt_no=attempt, extra_timing={"prep_s": round(prep_s, 4)})
-                tail = (cell_dir / "run.log").read_text(errors="replace")[-800:].strip()
-                if rec.status == "infra_error" and tail:
-                    rec.error = f"{rec.error}; the cell's process said: {tail}"
-                    cp.result.write_text(rec.model_dump_json(indent=1) + "\n")
-            except Exception as e:
+            # In a child too: finalize runs the oracle on the agent's work.
+            self._child(finalize_child, (str(cell_dir), attempt, prep_s), f"finalize {cell_dir.name}")
+            if self.stop.is_set():
+                return None
+            if not cp.result.exists():
                 tail = (cell_dir / "run.log").read_text(errors="replace")[-800:]
                 return self._bare_record(cell, attempt, f"the cell's run process failed and finalize could not "
-                                                        f"score it: {e}; {tail}")
+                                                        f"score it: {tail}")
         rec = json.loads(cp.result.read_text())
         rec.setdefault("timing", {})["cell_wall_s"] = round(time.monotonic() - t0, 3)
         paths = rec.get("paths") or {}
@@ -322,6 +434,13 @@ class Matrix:
             _signal_group(p.pid, sig)
 
     def run(self) -> dict:
+        self.owner.acquire()  # before the ledger is read: a dead owner's last cells may still be recording
+        try:
+            return self._run()
+        finally:
+            self.owner.release()
+
+    def _run(self) -> dict:
         spec = self.spec
         cells = plan(spec)
         if spec.ledger.exists():
@@ -334,7 +453,6 @@ class Matrix:
         for line in ledger.read(spec.infra_log):
             attempts[line.get("cell_id")] = max(attempts.get(line.get("cell_id"), 0), int(line.get("attempt_no") or 0))
         todo = [c for c in cells if c.id not in done_ids]
-        reap(f"{spec.run_dir.resolve()}/")  # leftovers of an earlier matrix that was killed with its workers
         self.progress = Progress(len(cells), done, self.out)
         self.progress.money = "sim $" if spec.worker == "sim" else "$"  # simulated dollars are never paid
         self.progress.add_cost(sum(float(x.get("cost_usd") or 0) for x in ledger.read(spec.infra_log)
@@ -412,15 +530,46 @@ def _term(*_: object) -> None:
     raise KeyboardInterrupt
 
 
-def cell_child(cell_dir: str, worker: str, opts: dict, prep_s: float) -> None:
-    """The body of one cell's child process: run the worker, then finalize. Output goes to <cell>/run.log."""
+def _child_setup(cell_dir: str, alive_path: str, log_mode: int) -> None:
+    """Common start of a matrix child: own group, dies with the fork server (so with the matrix), holds
+    the run's `.alive` lock while it lives, writes to <cell>/run.log."""
     os.setsid()  # its own group, which the matrix stops as a whole
     signal.signal(signal.SIGTERM, _term)
     signal.signal(signal.SIGINT, _term)
-    fd = os.open(os.path.join(cell_dir, "run.log"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    parent = os.getppid()
+    import multiprocessing.forkserver as mpfs
+
+    from gatebench.hook.proc import set_pdeathsig
+
+    # The fork server hands each child the write end of its "alive" pipe, and exits only when every
+    # holder closed it: a child keeping it would keep the server, hence itself, alive after the matrix.
+    server = getattr(mpfs, "_forkserver", None)
+    if server is not None and getattr(server, "_forkserver_alive_fd", None) is not None:
+        try:
+            os.close(server._forkserver_alive_fd)
+        except OSError:
+            pass
+        server._forkserver_alive_fd = None
+
+    # The fork server exits when the matrix dies (even by kill -9): SIGTERM here then unwinds the
+    # launcher, which kills the CLI and everything it started at once.
+    set_pdeathsig(signal.SIGTERM)
+    if os.getppid() != parent:
+        sys.exit(130)
+    alive = os.open(alive_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    fcntl.flock(alive, fcntl.LOCK_SH)  # released by the kernel when this process ends, however it ends
+    from gatebench.bench.workers.launch import hold_for_life
+
+    hold_for_life(alive)  # ... and its attempt's watchdog, which outlives it by one sweep
+    fd = os.open(os.path.join(cell_dir, "run.log"), os.O_WRONLY | os.O_CREAT | log_mode, 0o644)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     os.close(fd)
+
+
+def cell_child(cell_dir: str, worker: str, opts: dict, prep_s: float, alive_path: str) -> None:
+    """The body of one cell's child process: run the worker, then finalize. Output goes to <cell>/run.log."""
+    _child_setup(cell_dir, alive_path, os.O_TRUNC)
     from gatebench.bench.finalize import finalize
     from gatebench.bench.workers import WorkerOptions, run_worker
 
@@ -435,6 +584,26 @@ def cell_child(cell_dir: str, worker: str, opts: dict, prep_s: float) -> None:
     except UsageError as e:
         print(f"gatebench: error: {e}", flush=True)
         sys.exit(2)
+
+
+def finalize_child(cell_dir: str, attempt: int, prep_s: float, alive_path: str) -> None:
+    """Score a cell whose run child died before finalize; the record names what the child said last."""
+    log = Path(cell_dir) / "run.log"
+    tail = log.read_text(errors="replace")[-800:].strip() if log.exists() else ""
+    _child_setup(cell_dir, alive_path, os.O_APPEND)
+    from gatebench.bench.finalize import finalize
+
+    try:
+        rec = finalize(CellPaths(Path(cell_dir)), attempt_no=attempt, extra_timing={"prep_s": round(prep_s, 4)})
+        if rec.status == "infra_error" and tail:
+            rec.error = f"{rec.error}; the cell's process said: {tail}"
+            cp = CellPaths(Path(cell_dir))
+            cp.result.write_text(rec.model_dump_json(indent=1) + "\n")
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as e:
+        print(f"finalize failed: {type(e).__name__}: {e}", flush=True)
+        sys.exit(1)
 
 
 def default_tasks() -> list[str]:

@@ -15,7 +15,7 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 
-from gatebench.hook import proc
+from gatebench.hook import proc, treecopy
 from gatebench.hook.defaults import TASK_TEST_TIMEOUT_S
 
 _SKIP_DIRS = {".git", "__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache"}
@@ -91,12 +91,15 @@ def run_oracle(
     try:
         copy = os.path.join(tmp, "tree")
         try:
-            shutil.copytree(work, copy, symlinks=True, ignore=_ignore)
+            # Regular files and symlinks only, within the oracle's time: a device or FIFO in the work copy
+            # must not stall or fill the copy (hook/treecopy.py).
+            copy_deadline = time.monotonic() + timeout_s
+            treecopy.copy_tree(work, copy, ignore=_ignore, deadline=copy_deadline)
             target = os.path.join(copy, dest)
             if os.path.lexists(target):
                 # The agent created a folder where hidden tests land: the hidden ones win.
                 shutil.rmtree(target) if os.path.isdir(target) and not os.path.islink(target) else os.remove(target)
-            shutil.copytree(hidden_dir, target, ignore=_ignore)
+            treecopy.copy_tree(hidden_dir, target, ignore=_ignore, deadline=copy_deadline)
         except OSError as e:
             return summarize({}, f"cannot prepare the oracle copy: {e}", time.monotonic() - t0, None)
         junit = os.path.join(tmp, "junit.xml")

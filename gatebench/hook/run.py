@@ -105,14 +105,15 @@ def load_baseline(paths: Paths, session_id: str) -> dict:
 
 
 def diff_summary(d: snapshot.Diff, protected: list[str], stray: list[str]) -> dict:
+    shown = snapshot.shown  # names that are not UTF-8 are escaped, so the event is valid UTF-8 JSON
     return {
-        "created": d.created[:MAX_LISTED],
-        "changed": d.changed[:MAX_LISTED],
-        "deleted": d.deleted[:MAX_LISTED],
+        "created": [shown(p) for p in d.created[:MAX_LISTED]],
+        "changed": [shown(p) for p in d.changed[:MAX_LISTED]],
+        "deleted": [shown(p) for p in d.deleted[:MAX_LISTED]],
         "counts": {"created": len(d.created), "changed": len(d.changed), "deleted": len(d.deleted)},
         "no_change": d.empty,
-        "protected_touched": protected[:MAX_LISTED],
-        "stray": stray[:MAX_LISTED],
+        "protected_touched": [shown(p) for p in protected[:MAX_LISTED]],
+        "stray": [shown(p) for p in stray[:MAX_LISTED]],
     }
 
 
@@ -154,7 +155,7 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
 
         baseline = load_baseline(paths, sid)
         ignore = GlobSet(resolved.get("ignore") or DEFAULT_IGNORE)
-        walked = snapshot.current(repo, ignore, paths.statcache)
+        walked = snapshot.current(repo, ignore, paths.statcache, deadline)  # OutOfTime: decided by on_error
         errors.extend(walked.errors[:20])
         d = snapshot.diff(baseline, walked.manifest)
         protected = GlobSet(resolved.get("protected") or cfg.get("protected") or [])
@@ -163,6 +164,8 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
         stray = [p for p in d.created if stray_globs.match(p)]
         event["diff"] = diff_summary(d, touched, stray)
         event["snapshot"] = {"files": len(walked.manifest), "hashed": walked.hashed}
+        if walked.special:  # devices, FIFOs, sockets: never read, never copied
+            event["snapshot"]["special"] = walked.special[:MAX_LISTED]
         bench = resolved.get("mode") == "bench"
         if bench:  # finalize reuses this stop's oracle result only if the final tree hashes the same
             event["snapshot"]["tree"] = snapshot.tree_hash(walked.manifest)
@@ -172,7 +175,10 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
             from gatebench.hook.oracle import run_oracle
 
             o = resolved["oracle"]
-            oracle_result = run_oracle(repo, o["hidden_dir"], o["command"], o["dest"], o["timeout_s"],
+            # Within what is left of the hook's budget, so the stop is decided here (on_error), not by
+            # Claude Code's own hook timeout.
+            oracle_s = min(float(o["timeout_s"]), max((deadline - time.monotonic()) / 2, 0.1))
+            oracle_result = run_oracle(repo, o["hidden_dir"], o["command"], o["dest"], oracle_s,
                                        resolved.get("python"))
             event["oracle"] = {k: oracle_result[k] for k in
                                ("solved", "passed", "failed", "errors", "skipped", "failing", "error", "seconds")}

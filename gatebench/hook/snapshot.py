@@ -4,6 +4,12 @@ A manifest maps each repo-relative path to (sha256, size, mode). Hashing a 10,00
 every stop would be slow, so a stat cache keeps each file's (mtime_ns, size, inode) -> hash and a
 file is re-read only when those change. Like git, entries whose mtime is within RACY_NS of the
 moment the cache was written are re-hashed: a same-second edit would otherwise go unseen.
+
+Only regular files and symlinks are read: a device, FIFO or socket in the tree is recorded
+(`Walk.special`, and an error line) and never opened. A walk given a deadline raises OutOfTime past
+it, even inside one huge file, so the hook decides a stop that ran out of budget itself (on_error).
+Paths are str with surrogateescape for bytes that are not UTF-8 (what os.scandir gives); `shown()`
+is how such a name is written into anything a person or another program reads.
 """
 
 from __future__ import annotations
@@ -23,23 +29,71 @@ BLOB_MAX_BYTES = 1 << 20  # files above this are tracked by hash only (no diff t
 Manifest = dict[str, list]  # path -> [sha256, size, mode]
 
 
-class Walk:
-    __slots__ = ("cache", "errors", "hashed", "manifest")
+class OutOfTime(Exception):
+    """The walk passed its deadline: the hook's time budget is spent. `cache`: the files hashed so far."""
 
-    def __init__(self, manifest: Manifest, cache: dict, hashed: int, errors: list[str]):
+    def __init__(self, message: str, cache: dict | None = None):
+        super().__init__(message)
+        self.cache = cache or {}
+
+
+def shown(name: str) -> str:
+    """A file name as text that any JSON or UTF-8 writer accepts: bytes that are not UTF-8 become `\\xNN`.
+
+    Valid UTF-8 names are unchanged; in the others each undecodable byte is written `\\xNN` (so such
+    a name is told apart from a valid one that contains a literal backslash only by context).
+    """
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        pass
+    try:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a lone surrogate that no file name gave (from JSON, say)
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def kind_of(mode: int) -> str:
+    for test, what in ((stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"), (stat.S_ISFIFO, "FIFO"),
+                       (stat.S_ISSOCK, "socket")):
+        if test(mode):
+            return what
+    return "special file"
+
+
+class Walk:
+    __slots__ = ("cache", "errors", "hashed", "manifest", "special")
+
+    def __init__(self, manifest: Manifest, cache: dict, hashed: int, errors: list[str],
+                 special: list[str] | None = None):
         self.manifest = manifest
         self.cache = cache  # path -> (mtime_ns, size, ino, sha, mode)
         self.hashed = hashed  # files actually read this time
         self.errors = errors
+        self.special = special or []  # "<path> (<kind>)" of devices, FIFOs and sockets skipped (shown names)
 
 
-def _hash_file(path: str) -> str:
+def open_regular(path: str) -> int:
+    """An fd on `path` if it is a regular file. O_NONBLOCK|O_NOFOLLOW: a FIFO or symlink swapped in since
+    the stat neither blocks nor is followed, and fstat refuses anything that is not a regular file."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise OSError(0, f"a {kind_of(st.st_mode)}, not a regular file")
+    return fd
+
+
+def _hash_file(path: str, deadline: float | None = None) -> str:
     import hashlib  # only paid for when a file is actually read
 
     h = hashlib.sha256()
-    with open(path, "rb") as f:
+    with open(open_regular(path), "rb") as f:
         while chunk := f.read(1 << 20):
             h.update(chunk)
+            if deadline is not None and time.monotonic() > deadline:
+                raise OutOfTime(f"the time budget ran out while hashing {shown(path)}")
     return h.hexdigest()
 
 
@@ -49,12 +103,19 @@ def _hash_link(path: str) -> str:
     return hashlib.sha256(b"symlink:" + os.fsencode(os.readlink(path))).hexdigest()
 
 
-def walk(root: str, ignore: GlobSet, cache: dict | None = None, cache_time_ns: int = 0) -> Walk:
-    """Manifest of every file under root not matched by `ignore`. Symlinks are recorded, never followed."""
+def walk(root: str, ignore: GlobSet, cache: dict | None = None, cache_time_ns: int = 0,
+         deadline: float | None = None) -> Walk:
+    """Manifest of every file under root not matched by `ignore`. Symlinks are recorded, never followed.
+
+    Raises OutOfTime once time.monotonic() passes `deadline` (None: no bound).
+    """
     cache = cache or {}
     manifest: Manifest = {}
     new_cache: dict = {}
     errors: list[str] = []
+    special: list[str] = []
+    clock = time.monotonic
+    seen = 0
     hashed = 0
     trusted_before = cache_time_ns - RACY_NS
     ignored, prunes = ignore.match_visited, ignore.prunes
@@ -65,10 +126,14 @@ def walk(root: str, ignore: GlobSet, cache: dict | None = None, cache_time_ns: i
         try:
             it = os.scandir(abs_dir)
         except OSError as e:
-            errors.append(f"cannot list {rel_dir or '.'}: {e.strerror}")
+            errors.append(f"cannot list {shown(rel_dir) or '.'}: {e.strerror}")
             continue
         with it:
             for entry in it:
+                seen += 1
+                if deadline is not None and not seen & 255 and clock() > deadline:
+                    raise OutOfTime(f"the time budget ran out walking the work tree ({seen} entries seen)",
+                                    new_cache)
                 name = entry.name
                 rel = rel_dir + name
                 try:
@@ -80,10 +145,12 @@ def walk(root: str, ignore: GlobSet, cache: dict | None = None, cache_time_ns: i
                         continue
                     st = entry.stat(follow_symlinks=False)
                 except OSError as e:
-                    errors.append(f"cannot stat {rel}: {e.strerror}")
+                    errors.append(f"cannot stat {shown(rel)}: {e.strerror}")
                     continue
                 mode = st.st_mode
                 if not (S_ISREG(mode) or S_ISLNK(mode)):
+                    special.append(f"{shown(rel)} ({kind_of(mode)})")
+                    errors.append(f"skipped {kind_of(mode)} {shown(rel)}: only regular files and symlinks are read")
                     continue
                 mtime, size = st.st_mtime_ns, st.st_size
                 c = cache.get(rel)
@@ -93,14 +160,17 @@ def walk(root: str, ignore: GlobSet, cache: dict | None = None, cache_time_ns: i
                     new_cache[rel] = c  # unchanged: keep the cached record as it is
                     continue
                 try:
-                    sha = _hash_link(entry.path) if S_ISLNK(mode) else _hash_file(entry.path)
+                    sha = _hash_link(entry.path) if S_ISLNK(mode) else _hash_file(entry.path, deadline)
+                except OutOfTime as e:
+                    e.cache = new_cache
+                    raise
                 except OSError as e:
-                    errors.append(f"cannot read {rel}: {e.strerror}")
+                    errors.append(f"cannot read {shown(rel)}: {e.strerror}")
                     continue
                 hashed += 1
                 manifest[rel] = [sha, size, mode]
                 new_cache[rel] = (mtime, size, st.st_ino, sha, mode)
-    return Walk(manifest, new_cache, hashed, errors)
+    return Walk(manifest, new_cache, hashed, errors, sorted(special))
 
 
 def tree_hash(manifest: Manifest) -> str:
@@ -168,10 +238,10 @@ def store_blobs(root: str, manifest: Manifest, blob_dir: str, must: GlobSet | No
             if stat.S_ISLNK(mode):
                 data = os.fsencode(os.readlink(src))
             else:
-                with open(src, "rb") as f:
+                with open(open_regular(src), "rb") as f:
                     data = f.read()
         except OSError as e:
-            errors.append(f"cannot store {rel}: {e.strerror}")
+            errors.append(f"cannot store {shown(rel)}: {e.strerror}")
             continue
         write_atomic(dest, data)
     return errors
@@ -212,15 +282,28 @@ def read_manifest(path: str) -> Manifest:
     return data
 
 
-def current(root: str, ignore: GlobSet, cache_path: str) -> Walk:
-    """Walk with the stat cache at cache_path (marshal: a private, rebuildable cache), saving it if it changed."""
+def current(root: str, ignore: GlobSet, cache_path: str, deadline: float | None = None) -> Walk:
+    """Walk with the stat cache at cache_path (marshal: a private, rebuildable cache), saving it if it changed.
+
+    Raises OutOfTime past `deadline`."""
     cache, cache_time = {}, 0
     try:
         with open(cache_path, "rb") as f:
             cache_time, cache = marshal.loads(f.read())  # loads: load(file) reads in tiny chunks, 10x slower
     except (OSError, EOFError, ValueError, TypeError):
         pass
-    w = walk(root, ignore, cache, cache_time)
+    try:
+        w = walk(root, ignore, cache, cache_time, deadline)
+    except OutOfTime as e:
+        # Keep what was hashed: the next stop starts where this one ran out, so a big tree converges.
+        try:
+            tmp = f"{cache_path}.tmp{os.getpid()}"
+            with open(tmp, "wb") as f:
+                marshal.dump((time.time_ns(), {**cache, **e.cache}), f)
+            os.replace(tmp, cache_path)
+        except OSError:
+            pass
+        raise
     if w.hashed or len(w.cache) != len(cache):
         try:
             write_atomic(cache_path, marshal.dumps((time.time_ns(), w.cache)))

@@ -104,6 +104,8 @@ class ResultRecord(Open):
     give_up: bool = False
     tamper: bool = False
     tampered: list[str] = Field(default_factory=list)
+    special_files: list[str] = Field(default_factory=list, description="devices, FIFOs, sockets in the final work "
+                                     "copy, as '<path> (<kind>)': skipped by every walk and copy, never read")
     leak: bool = False
     leaks: list[str] = Field(default_factory=list)
     turns: int = 0

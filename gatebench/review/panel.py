@@ -157,7 +157,7 @@ def run_panel(
     """
     t0 = time.monotonic()
     env = reviewer_env(os.environ if base_env is None else base_env)
-    workdir = read_only_copy(repo, paths)
+    workdir = read_only_copy(repo, paths, deadline=t0 + budget_s)
     stamp = time.strftime("%Y%m%dT%H%M%S")
     jobs = []
     for key, spec in defs.items():

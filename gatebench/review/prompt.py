@@ -14,7 +14,7 @@ import re
 import stat
 from dataclasses import dataclass
 
-from gatebench.hook.snapshot import BLOB_MAX_BYTES, Diff, Manifest, read_blob
+from gatebench.hook.snapshot import BLOB_MAX_BYTES, Diff, Manifest, open_regular, read_blob
 from gatebench.hook.text import trim
 from gatebench.review.verdict import VERDICT_FORMAT
 
@@ -91,8 +91,8 @@ def _read_now(repo: str, rel: str, mode: int) -> bytes | None:
             return os.fsencode(os.readlink(path))
         if os.path.getsize(path) > BLOB_MAX_BYTES:
             return None
-        with open(path, "rb") as f:
-            return f.read()
+        with open(open_regular(path), "rb") as f:  # a device or FIFO swapped in since the walk is not read
+            return f.read(BLOB_MAX_BYTES + 1)
     except OSError:
         return None
 

@@ -8,12 +8,9 @@ after a normal exit, so nothing a reviewer started outlives the review.
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import threading
-import time
 from dataclasses import dataclass
+
+from gatebench.hook import proc
 
 OUTPUT_CAP = 4_000_000  # bytes kept per stream
 
@@ -30,34 +27,8 @@ class RawRun:
     start_error: str | None = None
 
 
-def _drain(stream, sink: bytearray, cap: int, flags: dict, key: str) -> None:
-    try:
-        while chunk := stream.read(65536):
-            room = cap - len(sink)
-            if room > 0:
-                sink.extend(chunk[:room])
-            if len(chunk) > room:
-                flags[key] = True  # keep reading so the writer never blocks on a full pipe
-    except (OSError, ValueError):
-        pass
-
-
-def _feed(pipe, data: bytes) -> None:
-    try:
-        if data:
-            pipe.write(data)
-        pipe.close()
-    except (BrokenPipeError, OSError, ValueError):
-        pass  # the reviewer did not read its input; its exit code and output will say why
-
-
 def kill_group(pgid: int | None) -> None:
-    if pgid is None:
-        return
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    proc.killpg(pgid)
 
 
 def run(
@@ -69,47 +40,10 @@ def run(
     stdin: bytes = b"",
     cap: int = OUTPUT_CAP,
 ) -> RawRun:
-    t0 = time.monotonic()
-    try:
-        proc = subprocess.Popen(
-            argv,
-            cwd=cwd,
-            env=env,
-            shell=isinstance(argv, str),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-    except OSError as e:
-        return RawRun(None, b"", b"", time.monotonic() - t0, None, start_error=f"cannot start: {e}")
-    out, err, flags = bytearray(), bytearray(), {}
-    readers = [
-        threading.Thread(target=_drain, args=(proc.stdout, out, cap, flags, "out"), daemon=True),
-        threading.Thread(target=_drain, args=(proc.stderr, err, cap, flags, "err"), daemon=True),
-    ]
-    for t in readers:
-        t.start()
-    # Fed from a thread: a reviewer that never reads a large stdin must not stall us past the deadline.
-    feeder = threading.Thread(target=_feed, args=(proc.stdin, stdin), daemon=True)
-    feeder.start()
-    timed_out = False
-    try:
-        proc.wait(timeout=max(timeout_s, 0.01))
-    except subprocess.TimeoutExpired:
-        timed_out = True
-    finally:
-        # On timeout this ends the reviewer; after a normal exit it ends whatever it left behind.
-        kill_group(proc.pid)
-        proc.wait()
-        for t in readers:
-            t.join(timeout=5)
-    return RawRun(
-        None if timed_out else proc.returncode,
-        bytes(out),
-        bytes(err),
-        time.monotonic() - t0,
-        proc.pid,
-        timed_out=timed_out,
-        overflow=bool(flags.get("out")),
-    )
+    # The pipes are read with a deadline and leftovers killed by marker (see hook/proc.py): a reviewer
+    # whose child leaves the group holding the pipes costs at most timeout_s + DRAIN_S.
+    r = proc.run_raw(argv, cwd=cwd, env=env, timeout_s=timeout_s, stdin=stdin, cap=cap, keep="head")
+    if r.start_error is not None:
+        return RawRun(None, b"", b"", r.seconds, None, start_error=f"cannot start: {r.start_error}")
+    return RawRun(r.returncode, r.stdout, r.stderr, r.seconds, r.pgid, timed_out=r.timed_out,
+                  overflow=r.overflow)

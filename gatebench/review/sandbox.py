@@ -12,25 +12,24 @@ import shutil
 import stat
 import tempfile
 
+from gatebench.hook import treecopy
+
 SKIP_PREFIXES = (".claude/", ".git/")
 
 
-def read_only_copy(repo: str, paths: list[str]) -> str:
-    """Copy `paths` (repo-relative, as in a snapshot manifest) into a new temp dir, files 0444, dirs 0555."""
+def read_only_copy(repo: str, paths: list[str], deadline: float | None = None) -> str:
+    """Copy `paths` (repo-relative, as in a snapshot manifest) into a new temp dir, files 0444, dirs 0555.
+
+    Regular files and symlinks only, until `deadline` (hook/treecopy.py; CopyDeadline past it). A
+    file that vanished since the walk is simply not shown.
+    """
     dest = tempfile.mkdtemp(prefix="gatebench-review-")
-    for rel in paths:
-        if rel.startswith(SKIP_PREFIXES):
-            continue
-        src, dst = os.path.join(repo, rel), os.path.join(dest, rel)
-        os.makedirs(os.path.dirname(dst), exist_ok=True)
-        try:
-            if os.path.islink(src):
-                os.symlink(os.readlink(src), dst)
-            else:
-                shutil.copyfile(src, dst)
-                os.chmod(dst, 0o444)
-        except OSError:
-            continue  # a file that vanished since the walk is simply not shown
+    try:
+        treecopy.copy_tree(repo, dest, paths=[p for p in paths if not p.startswith(SKIP_PREFIXES)],
+                           deadline=deadline, mode=0o444)
+    except OSError:
+        remove_copy(dest)
+        raise
     for root, dirs, _files in os.walk(dest, topdown=False):
         for d in dirs:
             os.chmod(os.path.join(root, d), 0o555)

@@ -38,6 +38,7 @@ class WorkerOptions:
     max_budget_usd: float = defaults.WORKER_MAX_BUDGET_USD  # per cell, passed to the CLI as --max-budget-usd
     policy: str = defaults.WORKER_POLICY  # sim only: configs/sim/<policy>.yaml or a path
     attempt: int = 1
+    marker: str = ""  # this attempt's process marker (launch.attempt_marker); empty: the worker makes one
     extra_env: dict[str, str] = field(default_factory=dict)
 
 
@@ -85,6 +86,22 @@ def run_worker(name: str, cell: CellPaths, opts: WorkerOptions, stop: Callable[[
     if not cell.meta.is_file():
         raise UsageError(f"{cell.root}: not a prepared cell (no cell.json); run `gatebench prep` first")
     meta = load_model(cell.meta, CellMeta)
+    from gatebench.bench.workers.launch import CellBusy, lock_cell, release
+
+    try:
+        lock = lock_cell(cell.root)  # one run per cell at a time; its watchdog holds it until its sweep is done
+    except CellBusy as e:
+        raise UsageError(str(e))
+    try:
+        return _run_locked(name, cell, meta, opts, stop)
+    finally:
+        release(lock)
+
+
+def _run_locked(name: str, cell: CellPaths, meta: CellMeta, opts: WorkerOptions,
+                stop: Callable[[], str | None] | None) -> dict:
+    from gatebench.errors import UsageError
+
     if cell.worker.exists():
         raise UsageError(f"{cell.root} has already been run ({cell.worker} exists); prep it again to rerun")
     started = now_iso()

@@ -16,8 +16,8 @@ from gatebench.bench.cell import CellPaths, session_id_for
 from gatebench.bench.workers import require_claude
 from gatebench.bench.workers.launch import (
     CELL_ENV,
+    attempt_marker,
     cell_args_note,
-    cell_marker,
     cli_args,
     launch,
     task_prompt,
@@ -121,7 +121,7 @@ def run(cell: CellPaths, meta: CellMeta, opts, stop: Callable[[], str | None]) -
     sid = session_id_for(cell.root, opts.attempt)
     api = FakeMessagesApi(brain, log_path=cell.api_log).start()
     try:
-        env = claude_env(api.base_url, cell.home, {**opts.extra_env, CELL_ENV: cell_marker(cell.root)})
+        env = claude_env(api.base_url, cell.home, {**opts.extra_env, CELL_ENV: opts.marker or attempt_marker(cell.root)})
         argv = claude_argv(claude, task_prompt(cell.state), cli_args(opts, sid))
         info = launch(argv, cwd=cell.repo, env=env, stdout=cell.stream, stderr=cell.root / "stderr.log",
                       timeout_s=opts.timeout_s, stop=stop)

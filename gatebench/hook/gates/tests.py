@@ -15,7 +15,7 @@ import stat
 import tempfile
 import time
 
-from gatebench.hook import defaults, proc
+from gatebench.hook import defaults, proc, treecopy
 from gatebench.hook.gates import GateContext, Verdict
 from gatebench.hook.snapshot import read_blob
 from gatebench.hook.text import trim
@@ -48,13 +48,12 @@ def failure_digest(output: str, max_lines: int = 60) -> str:
 def pristine_copy(ctx: GateContext, protected: list[str]) -> str:
     """A temp copy of the work tree with the protected paths as they were in the baseline."""
     dest = tempfile.mkdtemp(prefix="gatebench-tests-")
-    for rel, (_sha, _size, mode) in ctx.now.items():
-        src, dst = os.path.join(ctx.repo, rel), os.path.join(dest, rel)
-        os.makedirs(os.path.dirname(dst), exist_ok=True)
-        if stat.S_ISLNK(mode):
-            os.symlink(os.readlink(src), dst)
-        else:
-            shutil.copy2(src, dst)
+    # Only what the walk saw (regular files, symlinks), within the hook's budget (hook/treecopy.py).
+    try:
+        treecopy.copy_tree(ctx.repo, dest, paths=list(ctx.now), deadline=ctx.deadline)
+    except OSError:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise
     for rel in protected:
         dst = os.path.join(dest, rel)
         if os.path.lexists(dst):
