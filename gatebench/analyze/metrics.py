@@ -205,7 +205,7 @@ def task_matrix(grouped: Grouped, configs: list[str]) -> TaskMatrix:
     tasks = sorted({t for c in configs for t, rs in grouped[c].items() if rs}, key=natural_key)
     rates = {t: [task_rate(grouped[c][t]) for c in configs if grouped[c].get(t)] for t in tasks}
     difficulty = {t: (_mean(v) if v else None) for t, v in rates.items()}
-    tasks.sort(key=lambda t: (difficulty[t] if difficulty[t] is not None else 2.0))
+    tasks.sort(key=lambda t: (difficulty[t] if difficulty[t] is not None else 2.0))  # type: ignore[arg-type, return-value]
     cells = []
     for t in tasks:
         row = []

@@ -43,7 +43,7 @@ ORACLE_EXTRA = ("reused_from_stop",)
 
 def stop_records(events: list[dict], session_id: str | None) -> list[dict]:
     """The hook's stop events of this session, as StopRecord dicts, in order."""
-    out = []
+    out = []  # type: ignore[var-annotated]
     for e in events:
         if e.get("hook") != "stop" or (session_id and e.get("session_id") not in (session_id, None)):
             continue
@@ -129,7 +129,7 @@ def tampered(repo: Path, state: Path, resolved: dict) -> list[str]:
     """Protected paths (tests, hook settings, ...) whose content differs from the baseline."""
     base = read_json(Paths(str(state)).baseline)
     now = walk(str(repo), GlobSet(resolved.get("ignore") or DEFAULT_IGNORE))
-    d = diff(base, now.manifest)
+    d = diff(base, now.manifest)  # type: ignore[arg-type]
     protected = GlobSet(resolved.get("protected") or [])
     return [p for p in d.paths if protected.match(p)]
 
@@ -160,7 +160,7 @@ def reusable_oracle(cell: CellPaths, resolved: dict, events: list[dict], session
     now = walk(str(cell.repo), GlobSet(resolved.get("ignore") or DEFAULT_IGNORE))
     if now.errors or tree_hash(now.manifest) != judged:
         return None
-    return {**oracle, "seconds": 0.0, "reused_from_stop": last.get("attempt")}
+    return {**oracle, "seconds": 0.0, "reused_from_stop": last.get("attempt")}  # type: ignore[union-attr]
 
 
 def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None = None,

@@ -96,14 +96,14 @@ def review(work: Path, args: argparse.Namespace) -> dict:
     name = spec_def["name"]
     resolved = {**resolved, "reviewers": {**(resolved.get("reviewers") or {}), name: spec_def}}
     walked = snapshot.walk(str(repo), GlobSet(resolved.get("ignore") or DEFAULT_IGNORE))
-    d = snapshot.diff(baseline, walked.manifest)
+    d = snapshot.diff(baseline, walked.manifest)  # type: ignore[arg-type]
     protected = GlobSet(resolved.get("protected") or [])
-    gate = next((g for g in resolved.get("config", {}).get("gates", []) if g.get("kind") == "review"), {})
+    gate = next((g for g in resolved.get("config", {}).get("gates", []) if g.get("kind") == "review"), {})  # type: ignore[var-annotated]
     spec = {"kind": "review", "reviewers": [name], "vote": "any",
             "timeout_s": float(spec_def["timeout_s"]) + 5.0,
             "on_no_evidence": gate.get("on_no_evidence", "pass")}
     ctx = GateContext(
-        repo=str(repo), state_dir=str(state), blob_dir=paths.blobs, baseline=baseline, now=walked.manifest,
+        repo=str(repo), state_dir=str(state), blob_dir=paths.blobs, baseline=baseline, now=walked.manifest,  # type: ignore[arg-type]
         diff=d, protected_touched=[p for p in d.paths if protected.match(p)], stray=[], resolved=resolved,
         session={}, attempt=0, last_message="", deadline=time.monotonic() + spec["timeout_s"] + 300.0,
     )

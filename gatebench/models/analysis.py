@@ -160,7 +160,7 @@ class Settings(Model):
 
 
 class Analysis(Model):
-    schema_: Literal["gatebench.analysis/1"] = Field(ANALYSIS_SCHEMA, alias="schema")
+    schema_: Literal["gatebench.analysis/1"] = Field(ANALYSIS_SCHEMA, alias="schema")  # type: ignore[arg-type]
     gatebench: str
     generated_at: str
     inputs: list[LedgerInput]

@@ -83,7 +83,7 @@ def run(
         )
     except OSError as e:
         return RawRun(None, b"", b"", time.monotonic() - t0, None, start_error=f"cannot start: {e}")
-    out, err, flags = bytearray(), bytearray(), {}
+    out, err, flags = bytearray(), bytearray(), {}  # type: ignore[var-annotated]
     readers = [
         threading.Thread(target=_drain, args=(proc.stdout, out, cap, flags, "out"), daemon=True),
         threading.Thread(target=_drain, args=(proc.stderr, err, cap, flags, "err"), daemon=True),

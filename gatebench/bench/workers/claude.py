@@ -50,7 +50,7 @@ def run(cell: CellPaths, meta: CellMeta, opts, stop: Callable[[], str | None]) -
         raise UsageError(problem)
     sid = session_id_for(cell.root, opts.attempt)
     env = claude_env(None, cell.home, {**credentials(os.environ), **opts.extra_env, CELL_ENV: cell_marker(cell.root)})
-    argv = claude_argv(claude, task_prompt(cell.state), cli_args(opts, sid))
+    argv = claude_argv(claude, task_prompt(cell.state), cli_args(opts, sid))  # type: ignore[arg-type]
     info = launch(argv, cwd=cell.repo, env=env, stdout=cell.stream, stderr=cell.root / "stderr.log",
                   timeout_s=opts.timeout_s, stop=stop)
     return {**info, "session_id": sid, "model": opts.model, "argv": cell_args_note(argv)}
