@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import Any
+from types import ModuleType
 
 from gatebench.errors import UsageError
 
@@ -34,8 +34,8 @@ EXIT_USAGE = 2  # bad input: a file or field is wrong; nothing was changed
 EXIT_INTERRUPTED = 130
 
 
-def _available() -> dict[str, Any]:
-    found: dict[str, Any] = {}
+def _available() -> dict[str, ModuleType]:
+    found: dict[str, ModuleType] = {}
     for verb, modname in VERBS.items():
         try:
             found[verb] = importlib.import_module(modname)
@@ -45,7 +45,7 @@ def _available() -> dict[str, Any]:
     return found
 
 
-def build_parser(modules: dict[str, Any]) -> argparse.ArgumentParser:
+def build_parser(modules: dict[str, ModuleType]) -> argparse.ArgumentParser:
     from gatebench import __version__
 
     parser = argparse.ArgumentParser(
