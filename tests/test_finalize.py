@@ -19,15 +19,15 @@ from gatebench.hook.util import read_jsonl
 from gatebench.models.result import ResultRecord
 from gatebench.paths import project_root
 
-CAPTURES = Path("/work/shared/claude-code")
+# Output of the real CLI (2.1.332), copied from ../shared/claude-code/ so the suite reads nothing outside the repo.
+CAPTURES = Path(__file__).resolve().parent / "captures"
 ROOT = project_root()
 
 
 def capture(name: str) -> list[dict]:
-    path = CAPTURES / name
-    if not path.exists():
-        pytest.skip(f"capture {path} not available")
-    return read_jsonl(path)[0]
+    events, bad = read_jsonl(CAPTURES / name)
+    assert events and not bad, f"capture {name} is missing or damaged"
+    return events
 
 
 # ---------------------------------------------------------------- metrics from the real CLI's captured output

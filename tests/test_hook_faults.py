@@ -76,7 +76,7 @@ def test_hanging_tests_are_killed_with_their_group(installed, tmp_path):
     (repo / "calc.py").write_text(FIXED)
     t0 = time.monotonic()
     out, ev = run_hook(state, hook_input(repo))
-    assert time.monotonic() - t0 < 20
+    assert time.monotonic() - t0 < 120  # killed at its 1.5 s timeout, not after sleep 300
     assert ev["gates"][1]["details"]["timed_out"] is True
     assert out["decision"] == "block" and "did not finish within" in out["reason"]
     assert not alive(int(pidfile.read_text()))

@@ -136,9 +136,9 @@ def test_diff_text_from_blobs(tmp_path):
 def test_task_from_transcript(tmp_path):
     from gatebench.review.prompt import task_from_transcript
 
-    example = Path("/work/shared/claude-code/example-transcript.jsonl")
-    if example.exists():  # the captured real transcript: the prompt, not the tool result or hook feedback
-        assert task_from_transcript(str(example), "16f426dd-4684-4fd2-9159-9f50260a61a8") == "do the thing"
+    # the captured real transcript (tests/captures/): the prompt, not the tool result or hook feedback
+    example = Path(__file__).resolve().parent / "captures" / "example-transcript.jsonl"
+    assert task_from_transcript(str(example), "16f426dd-4684-4fd2-9159-9f50260a61a8") == "do the thing"
     t = tmp_path / "t.jsonl"
     recs = [
         {"type": "user", "promptId": "p1", "message": {"role": "user", "content": "first ask"}},

@@ -132,7 +132,7 @@ def test_malformed_reviewer_output_is_an_error(kind, tmp_path):
     assert r.error and reason in r.error, (kind, r.error)
     assert r.findings == []
     if kind == "timeout":
-        assert time.monotonic() - t0 < 8
+        assert time.monotonic() - t0 < 25  # killed at 1.5 s, not after its sleep 30
         pgid = int(pgid_file.read_text())
         assert _gone(pgid), "the timed-out reviewer's process group is still alive"
 

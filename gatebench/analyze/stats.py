@@ -228,7 +228,7 @@ def mcnemar_exact(b: int, c: int) -> float:
     log_half_n = n * math.log(0.5)
     logs = [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + log_half_n for i in range(m + 1)]
     top = max(logs)
-    tail = math.exp(top) * math.fsum(math.exp(x - top) for x in logs)
+    tail = math.exp(top) * math.fsum(math.exp(x - top) for x in logs)  # type: ignore[assignment]
     return min(1.0, 2.0 * tail)
 
 

@@ -50,7 +50,7 @@ def reviewer_models(gate: dict) -> dict:
 
 def stop_records(events: list[dict], session_id: str | None) -> list[dict]:
     """The hook's stop events of this session, as StopRecord dicts, in order."""
-    out = []
+    out = []  # type: ignore[var-annotated]
     for e in events:
         if e.get("hook") != "stop" or (session_id and e.get("session_id") not in (session_id, None)):
             continue
@@ -139,7 +139,7 @@ def final_tree(repo: Path, state: Path, resolved: dict) -> tuple[list[str], list
     """(protected paths whose content differs from the baseline, special files skipped), names shown()."""
     base = read_json(Paths(str(state)).baseline)
     now = walk(str(repo), GlobSet(resolved.get("ignore") or DEFAULT_IGNORE))
-    d = diff(base, now.manifest)
+    d = diff(base, now.manifest)  # type: ignore[arg-type]
     protected = GlobSet(resolved.get("protected") or [])
     return [shown(p) for p in d.paths if protected.match(p)], now.special
 
@@ -187,7 +187,7 @@ def reusable_oracle(cell: CellPaths, resolved: dict, events: list[dict], session
     now = walk(str(cell.repo), GlobSet(resolved.get("ignore") or DEFAULT_IGNORE))
     if now.errors or tree_hash(now.manifest) != judged:
         return None
-    return {**oracle, "seconds": 0.0, "reused_from_stop": last.get("attempt")}
+    return {**oracle, "seconds": 0.0, "reused_from_stop": last.get("attempt")}  # type: ignore[union-attr]
 
 
 def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None = None,

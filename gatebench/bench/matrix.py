@@ -392,7 +392,7 @@ class Matrix:
 
         rec = ResultRecord(run_id=self.spec.run_id, cell_id=cell.id, config=cell.config, task=cell.task, rep=cell.rep,
                            worker=self.spec.worker, attempt_no=attempt, status="infra_error", error=error[:2000],
-                           solved=False, versions=versions(cli_version=None, model=self.spec.opts.model,
+                           solved=False, versions=versions(cli_version=None, model=self.spec.opts.model,  # type: ignore[arg-type]
                                                            task_hash=None, config_hash=None))
         return rec.model_dump(mode="json")
 
@@ -406,7 +406,7 @@ class Matrix:
             rec = self._attempt(cell, attempt)
             if rec is None:
                 return
-            self.progress.add_cost(float(rec.get("cost_usd") or 0) + float(rec.get("reviewer_cost_usd") or 0))
+            self.progress.add_cost(float(rec.get("cost_usd") or 0) + float(rec.get("reviewer_cost_usd") or 0))  # type: ignore[union-attr]
             last = attempt >= 1 + spec.retries
             if rec.get("status") == "infra_error" and not last:
                 ledger.append(spec.infra_log, {**_infra_line(rec, cell, attempt), "final": False})
@@ -417,12 +417,12 @@ class Matrix:
             if rec.get("status") == "infra_error":
                 ledger.append(spec.infra_log, {**_infra_line(rec, cell, attempt), "final": True})
             ledger.append(spec.ledger, rec)
-            self.progress.record(rec)
+            self.progress.record(rec)  # type: ignore[union-attr]
             return
 
     def _over_budget(self) -> bool:
         ceiling = self.spec.max_cost_usd
-        return ceiling is not None and self.progress.cost >= ceiling
+        return ceiling is not None and self.progress.cost >= ceiling  # type: ignore[union-attr]
 
     # ---------------------------------------------------------------- the whole run
 
@@ -431,7 +431,7 @@ class Matrix:
         with self.procs_lock:
             procs = list(self.procs.values())
         for p in procs:
-            _signal_group(p.pid, sig)
+            _signal_group(p.pid, sig)  # type: ignore[arg-type]
 
     def run(self) -> dict:
         self.owner.acquire()  # before the ledger is read: a dead owner's last cells may still be recording
@@ -451,7 +451,7 @@ class Matrix:
         done = [r for r in records if r.get("cell_id") in wanted]
         attempts: dict[str, int] = {}
         for line in ledger.read(spec.infra_log):
-            attempts[line.get("cell_id")] = max(attempts.get(line.get("cell_id"), 0), int(line.get("attempt_no") or 0))
+            attempts[line.get("cell_id")] = max(attempts.get(line.get("cell_id"), 0), int(line.get("attempt_no") or 0))  # type: ignore[arg-type, index]
         todo = [c for c in cells if c.id not in done_ids]
         self.progress = Progress(len(cells), done, self.out)
         self.progress.money = "sim $" if spec.worker == "sim" else "$"  # simulated dollars are never paid

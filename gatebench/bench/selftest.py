@@ -148,8 +148,8 @@ def check_task(tf: TaskFiles, jobs: int = 2) -> tuple[list[Judged], list[Failure
     ref, base = by["reference"], by["base"]
     for j in judged:
         where = file_of(tf, j.state)
-        for e in j.errors:
-            fails.append(Failure(tf.id, where, "runs", e))
+        for msg in j.errors:
+            fails.append(Failure(tf.id, where, "runs", msg))
         if j.flaky():
             fails.append(Failure(tf.id, f"hidden/{tf.id}/", "flake",
                                  f"the oracle gave different outcomes twice on {j.state}: {j.flaky()[:5]}"))

@@ -28,10 +28,10 @@ def transcript_metrics(records: list[dict]) -> dict:
         if r.get("type") != "assistant" or r.get("isSidechain"):
             continue
         msg = r.get("message") if isinstance(r.get("message"), dict) else {}
-        mid = msg.get("id")
-        if mid and isinstance(msg.get("usage"), dict):
-            usage_by_id[mid] = msg["usage"]  # every record of an id carries the same final usage
-        for b in msg.get("content") or []:
+        mid = msg.get("id")  # type: ignore[union-attr]
+        if mid and isinstance(msg.get("usage"), dict):  # type: ignore[union-attr]
+            usage_by_id[mid] = msg["usage"]  # type: ignore[index]  # every record of an id carries the same final usage
+        for b in msg.get("content") or []:  # type: ignore[union-attr]
             if isinstance(b, dict) and b.get("type") == "tool_use":
                 tool_ids.add(b.get("id"))
     usage = dict.fromkeys(USAGE_KEYS, 0)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from types import ModuleType
 
 from gatebench.errors import UsageError
 
@@ -33,8 +34,8 @@ EXIT_USAGE = 2  # bad input: a file or field is wrong; nothing was changed
 EXIT_INTERRUPTED = 130
 
 
-def _available() -> dict[str, object]:
-    found = {}
+def _available() -> dict[str, ModuleType]:
+    found: dict[str, ModuleType] = {}
     for verb, modname in VERBS.items():
         try:
             found[verb] = importlib.import_module(modname)
@@ -44,7 +45,7 @@ def _available() -> dict[str, object]:
     return found
 
 
-def build_parser(modules: dict[str, object]) -> argparse.ArgumentParser:
+def build_parser(modules: dict[str, ModuleType]) -> argparse.ArgumentParser:
     from gatebench import __version__
 
     parser = argparse.ArgumentParser(

@@ -31,4 +31,4 @@ def worker_options(args: argparse.Namespace, **extra: object):
     if args.max_turns < 1 or args.timeout_s <= 0 or args.max_budget_usd <= 0:
         raise UsageError("--max-turns, --timeout-s and --max-budget-usd must be positive")
     return WorkerOptions(model=args.model, max_turns=args.max_turns, timeout_s=args.timeout_s,
-                         max_budget_usd=args.max_budget_usd, policy=args.policy, **extra)
+                         max_budget_usd=args.max_budget_usd, policy=args.policy, **extra)  # type: ignore[arg-type]

@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     meta = prep(args.task, args.config, out, rep=args.rep, seed=args.seed, force=args.force)
     c = CellPaths(out.absolute())
     print(f"prepared {meta.task} with config {meta.config} in {c.root}")
-    print(f"  work copy: {c.repo} (baseline {meta.baseline_commit[:12]})")
+    print(f"  work copy: {c.repo} (baseline {meta.baseline_commit[:12]})")  # type: ignore[index]
     print(f"  state dir: {c.state}")
     print(f"  next:      gatebench run {c.root} --worker sim   (or --worker claude)")
     return 0

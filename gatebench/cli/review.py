@@ -118,12 +118,12 @@ def review(work: Path, args: argparse.Namespace) -> dict:
                 "summary": "", "findings": [], "error": None, "cost_usd": 0.0, "usage": {}, "turns": None,
                 "seconds": 0.0, "reviewer_seconds": None, "feedback": ""}
     protected = GlobSet(resolved.get("protected") or [])
-    gate = next((g for g in resolved.get("config", {}).get("gates", []) if g.get("kind") == "review"), {})
+    gate = next((g for g in resolved.get("config", {}).get("gates", []) if g.get("kind") == "review"), {})  # type: ignore[var-annotated]
     spec = {"kind": "review", "reviewers": [name], "vote": "any",
             "timeout_s": float(spec_def["timeout_s"]) + 5.0,
             "on_no_evidence": gate.get("on_no_evidence", "pass")}
     ctx = GateContext(
-        repo=str(repo), state_dir=str(state), blob_dir=paths.blobs, baseline=baseline, now=walked.manifest,
+        repo=str(repo), state_dir=str(state), blob_dir=paths.blobs, baseline=baseline, now=walked.manifest,  # type: ignore[arg-type]
         diff=d, protected_touched=[p for p in d.paths if protected.match(p)], stray=[], resolved=resolved,
         session={}, attempt=0, last_message="", deadline=time.monotonic() + spec["timeout_s"] + 300.0,
     )

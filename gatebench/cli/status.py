@@ -43,12 +43,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"config: {cfg['name']}  gates: {gates}  budget: {cfg['budget']['blocks']} blocks")
     except (OSError, ValueError, KeyError) as e:
         print(f"config: not readable at {paths.config} ({e})")
-    stops = [e for e in read_events(paths.events) if e.get("hook") == "stop"][-args.n :]
+    stops = [ev for ev in read_events(paths.events) if ev.get("hook") == "stop"][-args.n :]
     print(f"last {len(stops)} stop attempts ({paths.events}):")
-    for e in stops:
-        verdicts = " ".join(f"{g['name']}={g['verdict']}" for g in e.get("gates", []))
-        err = f"  errors: {len(e['errors'])}" if e.get("errors") else ""
-        print(f"  {e.get('ts', '?')}  #{e.get('attempt', '?')}  {e.get('decision', '?'):8}  {verdicts}{err}")
+    for ev in stops:
+        verdicts = " ".join(f"{g['name']}={g['verdict']}" for g in ev.get("gates", []))
+        err = f"  errors: {len(ev['errors'])}" if ev.get("errors") else ""
+        print(f"  {ev.get('ts', '?')}  #{ev.get('attempt', '?')}  {ev.get('decision', '?'):8}  {verdicts}{err}")
     for f, event, cmd, why in broken:
         print(f"BROKEN: the {event} hook command in {f} does not start ({why}): {cmd}\n"
               "  Claude Code lets every stop through without a word while it is broken: the gate is OFF. "

@@ -140,7 +140,7 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
         on_error = cfg.get("on_error", "open")
         block_budget = int(cfg.get("budget", {}).get("blocks", defaults.BLOCKS))
         event.update(config=cfg.get("name"), config_hash=resolved.get("config_hash"), mode=resolved.get("mode"))
-        session = load_session(paths.session(sid))
+        session = load_session(paths.session(sid))  # type: ignore[arg-type]
         if session.get("prompt_id") != hook_input.get("prompt_id"):
             # A new user prompt gets a fresh budget (SPEC.md, "Decision").
             session = {"prompt_id": hook_input.get("prompt_id"), "attempts": 0, "blocks": 0,
@@ -153,7 +153,7 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
         deadline = t0 + float(budget.get("hook_seconds", defaults.HOOK_SECONDS))
         repo = resolved.get("repo") or hook_input.get("cwd") or os.getcwd()
 
-        baseline = load_baseline(paths, sid)
+        baseline = load_baseline(paths, sid)  # type: ignore[arg-type]
         ignore = GlobSet(resolved.get("ignore") or DEFAULT_IGNORE)
         walked = snapshot.current(repo, ignore, paths.statcache, deadline)  # OutOfTime: decided by on_error
         errors.extend(walked.errors[:20])
@@ -222,7 +222,7 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
         session["gave_up"] = True
     if session:
         try:
-            save_session(paths.session(sid), session)
+            save_session(paths.session(sid), session)  # type: ignore[arg-type]
         except OSError as e:
             errors.append(f"cannot save session state: {e.strerror}")
     notices = [g["details"]["user_notice"] for g in event.get("gates", [])
@@ -251,7 +251,7 @@ def session_start(raw_stdin: str, state_arg: str | None) -> dict:
     try:
         resolved = load_resolved(paths)
         repo = resolved.get("repo") or hook_input.get("cwd") or os.getcwd()
-        target = paths.session_baseline(sid)
+        target = paths.session_baseline(sid)  # type: ignore[arg-type]
         if resolved.get("mode") == "bench":
             event["baseline"] = "prep"
         elif os.path.exists(target):

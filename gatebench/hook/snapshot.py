@@ -276,10 +276,10 @@ def read_manifest(path: str) -> Manifest:
         pass
     data = read_json(path)
     try:
-        write_atomic(fast, marshal.dumps(data))
+        write_atomic(fast, marshal.dumps(data))  # type: ignore[arg-type]
     except OSError:
         pass
-    return data
+    return data  # type: ignore[return-value]
 
 
 def current(root: str, ignore: GlobSet, cache_path: str, deadline: float | None = None) -> Walk:

@@ -54,7 +54,7 @@ def resolve(
     hashed = {"config": cfg_data, "reviewers": {n: d.model_dump(mode="json", exclude={"source"})
                                                 for n, d in reviewers.items()}} if reviewers else cfg_data
     return ResolvedConfig(
-        mode=mode,
+        mode=mode,  # type: ignore[arg-type]
         repo=str(repo.resolve()),
         state_dir=str(state_dir.resolve()),
         python=python or sys.executable,

@@ -204,7 +204,7 @@ class Plan(Model):
 
 
 class Analysis(Model):
-    schema_: Literal["gatebench.analysis/1"] = Field(ANALYSIS_SCHEMA, alias="schema")
+    schema_: Literal["gatebench.analysis/1"] = Field(ANALYSIS_SCHEMA, alias="schema")  # type: ignore[arg-type]
     gatebench: str
     generated_at: str
     inputs: list[LedgerInput]

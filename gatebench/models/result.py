@@ -86,7 +86,7 @@ class SimTruth(Open):
 
 
 class ResultRecord(Open):
-    v: Literal[1] = RESULT_SCHEMA_VERSION
+    v: Literal[1] = RESULT_SCHEMA_VERSION  # type: ignore[assignment]
     run_id: str
     cell_id: str = Field(description="<config>/<task>/<rep>")
     config: str

@@ -185,9 +185,9 @@ class AgentBrain:
     def _turn_for(self, call: _Call) -> Turn:
         self._last = call
         if call.tool == "Read":
-            return tool_turn("Read", {"file_path": self._abs(call.path)}, note=f"read {call.path}")
+            return tool_turn("Read", {"file_path": self._abs(call.path)}, note=f"read {call.path}")  # type: ignore[arg-type]
         if call.tool == "rm":
-            cmd = f"rm -f {shlex.quote(self._abs(call.path))}"
+            cmd = f"rm -f {shlex.quote(self._abs(call.path))}"  # type: ignore[arg-type]
             return tool_turn("Bash", {"command": cmd, "description": "Delete a file"}, note=f"rm {call.path}")
         if call.tool == "tests":
             return tool_turn(
@@ -196,17 +196,17 @@ class AgentBrain:
         if call.tool == "leak":
             cmd = f"cat {shlex.quote(self.spec['leak_path'])}"
             return tool_turn("Bash", {"command": cmd, "description": "Look at a test"}, note="leak")
-        have = self.disk.get(call.path)
+        have = self.disk.get(call.path)  # type: ignore[arg-type]
         if call.tool == "Edit" and have is not None:
-            hunk = one_hunk(have, call.content)
+            hunk = one_hunk(have, call.content)  # type: ignore[arg-type]
             if hunk is not None:
                 return tool_turn(
                     "Edit",
-                    {"file_path": self._abs(call.path), "old_string": hunk[0], "new_string": hunk[1]},
+                    {"file_path": self._abs(call.path), "old_string": hunk[0], "new_string": hunk[1]},  # type: ignore[arg-type]
                     note=f"edit {call.path}",
                 )
         call.tool = "Write"
-        return tool_turn("Write", {"file_path": self._abs(call.path), "content": call.content}, note=f"write {call.path}")
+        return tool_turn("Write", {"file_path": self._abs(call.path), "content": call.content}, note=f"write {call.path}")  # type: ignore[arg-type]
 
     def _settle_last(self, request: dict) -> None:
         """Book the effect of the last tool call; a failed Write/Edit is retried once after a Read."""
@@ -218,16 +218,16 @@ class AgentBrain:
         if failed:
             self.tool_errors += 1
         if call.tool == "Read" and not failed:
-            self.known.add(call.path)
+            self.known.add(call.path)  # type: ignore[arg-type]
         elif call.tool in ("Write", "Edit"):
             if failed:
                 if not call.retried:
                     self._plan[:0] = [_Call("Read", call.path), _Call("Write", call.path, call.content, retried=True)]
             else:
-                self.disk[call.path] = call.content
-                self.known.add(call.path)
+                self.disk[call.path] = call.content  # type: ignore[index]
+                self.known.add(call.path)  # type: ignore[arg-type]
         elif call.tool == "rm" and not failed:
-            self.disk[call.path] = None
+            self.disk[call.path] = None  # type: ignore[index]
             self.known.discard(call.path)
 
     def _next(self, text: str) -> Turn:

@@ -83,7 +83,7 @@ def base_contents(state_dir: Path, paths: set[str]) -> dict[str, str | None]:
     manifest = read_json(sp.baseline)
     out: dict[str, str | None] = {}
     for rel in sorted(paths):
-        entry = manifest.get(rel)
+        entry = manifest.get(rel)  # type: ignore[attr-defined]
         data = read_blob(sp.blobs, entry[0]) if entry else None
         out[rel] = data.decode("utf-8") if data is not None else None
     return out
@@ -93,8 +93,8 @@ def agent_spec(cell: CellPaths, meta: CellMeta, policy: SimPolicy) -> dict:
     states = end_states(meta)
     touched = {p for s in states.values() for p in (*s["files"], *s["delete"])}
     resolved = read_json(str(cell.state / "config.json"))
-    command = (resolved.get("task") or {}).get("test_command")
-    python = resolved.get("python") or sys.executable
+    command = (resolved.get("task") or {}).get("test_command")  # type: ignore[attr-defined]
+    python = resolved.get("python") or sys.executable  # type: ignore[attr-defined]
     hidden = sorted(Path(meta.hidden_dir).glob("*.py"))
     return {
         "seed": meta.seed,

@@ -105,9 +105,9 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
     if r.timed_out:
         feedback = f"The tests (`{command}`) did not finish within {timeout:.0f} s; something hangs.\n"
         return Verdict("block", trim(feedback + failure_digest(output), limit), details, seconds)
-    infra = SHELL_INFRA_CODES.get(r.returncode) if r.not_found or r.returncode in SHELL_INFRA_CODES else None
+    infra = SHELL_INFRA_CODES.get(r.returncode) if r.not_found or r.returncode in SHELL_INFRA_CODES else None  # type: ignore[arg-type]
     if infra is None and "pytest" in command:
-        infra = PYTEST_INFRA_CODES.get(r.returncode)
+        infra = PYTEST_INFRA_CODES.get(r.returncode)  # type: ignore[arg-type]
     if infra:
         details["error"] = f"{infra} (exit {r.returncode}): {output[-300:]}"
         return Verdict("error", details=details, seconds=seconds)

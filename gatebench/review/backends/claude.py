@@ -67,7 +67,7 @@ def _meta(result_event: dict | None, spec: dict, seconds: float) -> dict:
         "backend": "claude",
         "model": model,
         "cost_usd": float(r.get("total_cost_usd") or 0.0),
-        "usage": {k: int(usage[k]) for k in keys if isinstance(usage.get(k), int)},
+        "usage": {k: int(usage[k]) for k in keys if isinstance(usage.get(k), int)},  # type: ignore[index, union-attr]
         "turns": r.get("num_turns") if isinstance(r.get("num_turns"), int) else None,
         "seconds": round(seconds, 3),
     }

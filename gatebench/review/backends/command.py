@@ -29,7 +29,7 @@ def run(job: ReviewJob) -> ReviewResult:
     meta = {"backend": "command", "model": job.spec.get("model")}
     command = (job.spec.get("command") or "").replace("{python}", shlex.quote(job.python))
     if not command.strip():
-        return error(job.name, "no command to run (the definition's `command` is empty)", **meta)
+        return error(job.name, "no command to run (the definition's `command` is empty)", **meta)  # type: ignore[arg-type]
     env = {**job.env, "GATEBENCH_REVIEW_WORKDIR": job.workdir}
     r = runproc.run(command, cwd=job.workdir, env=env, timeout_s=job.timeout_s, stdin=stdin_payload(job))
     keep_log(job.log_path, r.stdout + (b"\n--- stderr ---\n" + r.stderr if r.stderr.strip() else b""))
@@ -37,7 +37,7 @@ def run(job: ReviewJob) -> ReviewResult:
     stderr = r.stderr.decode("utf-8", "replace").strip()[-400:]
     raw = r.stdout[-1500:].decode("utf-8", "replace")
     if r.start_error:
-        return error(job.name, r.start_error, **meta)
+        return error(job.name, r.start_error, **meta)  # type: ignore[arg-type]
     if r.timed_out:
         return error(job.name, f"timed out after {job.timeout_s:.0f} s (process group killed)", raw, **meta)
     if r.overflow:
