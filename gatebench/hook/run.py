@@ -167,13 +167,10 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
 
         oracle_result = None
         if bench and resolved.get("oracle"):
-            from gatebench.oracle import run_oracle
+            from gatebench.oracle import event_summary, run_binding
 
-            o = resolved["oracle"]
-            oracle_result = run_oracle(repo, o["hidden_dir"], o["command"], o["dest"], o["timeout_s"],
-                                       resolved.get("python"))
-            event["oracle"] = {k: oracle_result[k] for k in
-                               ("solved", "passed", "failed", "errors", "skipped", "failing", "error", "seconds")}
+            oracle_result = run_binding(repo, resolved["oracle"], resolved.get("python"), hide=[state_dir])
+            event["oracle"] = event_summary(oracle_result)
 
         ctx = GateContext(
             repo=repo, state_dir=state_dir, blob_dir=paths.blobs, baseline=baseline, now=walked.manifest,
