@@ -157,13 +157,12 @@ def run_oracle(
         if why and sandbox_mode == "required":
             res = summarize({}, f"sandbox required but unavailable: {why}", time.monotonic() - t0, None, expected)
             return {**res, "sandboxed": False, "harness": actions}
+        env = sandbox.clean_env(python)  # the oracle needs nothing of the caller's environment
         if why:
             argv: list[str] | str = cmd
-            env = sandbox.scrub_env(dict(os.environ))
         else:
             private = sandbox.private_dirs(os.path.dirname(os.path.dirname(os.path.abspath(hidden_dir))), *(hide or []))
             argv = sandbox.wrap(sandbox.shell(cmd), writable=[copy, out], cwd=copy, python=python, hide=private)
-            env = sandbox.clean_env(python)
         r = proc.run(argv, cwd=copy, timeout_s=timeout_s, env=env)
         error = None
         outcomes: dict[str, str] = {}
