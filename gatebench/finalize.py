@@ -131,12 +131,10 @@ def never_worked(stops: list[dict]) -> tuple[str, str] | None:
     return None
 
 
-def tampered(repo: Path, state: Path, resolved: dict, base_repo: Path | None = None) -> list[str]:
-    """Protected paths (tests, hook settings, ...) whose content differs from the baseline.
-
-    With `base_repo` (the task's repo in the bench home) every path of the task is judged against
-    it; the state's baseline only fills in what prep added (the hook settings).
-    """
+def tree_diff(repo: Path, state: Path, resolved: dict, base_repo: Path | None = None):
+    """The work copy against its baseline. With `base_repo` (the task's repo in the bench home) every
+    path of the task is judged against it; the state's baseline only fills in what prep added (the
+    hook settings)."""
     ignore = GlobSet(resolved.get("ignore") or [])
     try:
         base = read_json(Paths(str(state)).baseline)
@@ -145,10 +143,20 @@ def tampered(repo: Path, state: Path, resolved: dict, base_repo: Path | None = N
     if base_repo is not None:
         home = walk(str(base_repo), ignore).manifest
         base = {**{p: v for p, v in (base or {}).items() if p not in home}, **home}
-    now = walk(str(repo), ignore)
-    d = diff(base, now.manifest)
-    protected = GlobSet(resolved.get("protected") or [])
-    return [p for p in d.paths if protected.match(p)]
+    return diff(base, walk(str(repo), ignore).manifest)
+
+
+def in_process_findings(repo: Path, paths: list[str]) -> list[dict]:
+    out = []
+    for rel in paths:
+        try:
+            text = (repo / rel).read_text(encoding="utf-8", errors="replace") if (repo / rel).is_file() else ""
+        except OSError:
+            continue
+        why = harness.reaches_into_pytest(rel, text)
+        if why:
+            out.append({"kind": "tamper", "path": rel, "why": why})
+    return out
 
 
 def cell_sealed(meta: CellMeta) -> bool:
@@ -245,13 +253,16 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
         problems.append(oracle["error"])
     if problems and status != "infra_error":
         status, error = "infra_error", "; ".join(problems)
-    changed = tampered(cell.repo, cell.state, resolved, tf.repo)
+    d = tree_diff(cell.repo, cell.state, resolved, tf.repo)
+    protected = GlobSet(resolved.get("protected") or [])
+    changed = [p for p in d.paths if protected.match(p)]
     private = [Path(meta.hidden_dir), Path(meta.reference_dir), Path(meta.inject_dir), cell.state]
     leaks = scan(sm["tool_inputs"], cell.repo, private, project_root())
     sim_worker = (worker or {}).get("worker") == "sim"  # writes the reference verbatim, by construction
     findings += [{"kind": "tamper", "path": a["path"], "why": a["why"]}
                  for a in harness.restore(str(cell.repo), harness.baseline_files(str(tf.repo)),
                                           skip=tf.task.oracle.dest, dry_run=True)]
+    findings += in_process_findings(cell.repo, d.created + d.changed)
     findings += symlinks_out(cell.repo, [*private, project_root()])
     findings += content_leaks(cell.repo, tf.hidden, None if sim_worker else tf.reference, tf.repo)
     tamper_notes = [f"{f['path']}: {f['why']}" for f in findings if f["kind"] == "tamper"]

@@ -222,3 +222,18 @@ def _pytest_section(rel: str, data: bytes | None) -> object:
         return dict(cp.items(section)) if cp.has_section(section) else None
     except Exception:  # an unparsable config is judged by its whole text
         return text
+
+
+# Names only pytest's own machinery uses: package code that mentions them reaches into the test run
+# from inside pytest's process, which no restore can undo (SPEC.md section 8, "What remains possible").
+_REACH = re.compile(r"\b(_pytest|pytest_runtest_\w+|pytest_sessionfinish|pytest_collection_modifyitems|hookimpl|"
+                    r"hookwrapper|junitxml|LogXML|PYTEST_CURRENT_TEST|os\._exit)\b")
+_TEST_FILE = re.compile(r"(^|/)(tests?/|test_[^/]*\.py$|[^/]*_test\.py$)")
+
+
+def reaches_into_pytest(rel: str, text: str) -> str | None:
+    """Why a changed non-test module looks like it tampers with pytest from inside its process, or None."""
+    if not rel.endswith(".py") or _TEST_FILE.search(rel) or is_harness(rel):
+        return None
+    hits = sorted(set(_REACH.findall(text)))
+    return f"code outside the tests names pytest internals ({', '.join(hits)})" if hits else None
