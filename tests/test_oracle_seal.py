@@ -176,3 +176,17 @@ def test_a_changed_plugin_module_named_by_the_baseline_config_is_restored(tmp_pa
     acts = harness.restore(str(copy), files)
     assert [(a["path"], a["action"]) for a in acts] == [("plug/core.py", "restored"), ("helpers.py", "restored")]
     assert (copy / "plug" / "core.py").read_text() == "# the task's own plugin\n" and (copy / "helpers.py").exists()
+
+
+def test_a_task_package_named_like_a_stdlib_module_is_the_tasks_own_not_harness(tmp_path: Path):
+    base = tmp_path / "base"
+    (base / "calendar").mkdir(parents=True)
+    (base / "calendar" / "core.py").write_text("BUG = 1\n")
+    files = harness.baseline_files(str(base))
+    assert files == {} and files.own == {"calendar"}
+    copy = tmp_path / "copy"
+    copy_tree(base, copy)
+    (copy / "calendar" / "core.py").write_text("BUG = 0\n")  # the agent's fix of its own package
+    (copy / "json.py").write_text("")  # a new module shadowing the standard library
+    assert [(a["path"], a["action"]) for a in harness.restore(str(copy), files)] == [("json.py", "removed")]
+    assert (copy / "calendar" / "core.py").read_text() == "BUG = 0\n"

@@ -33,7 +33,23 @@ def _shadowing(name: str) -> bool:
     return mod in PYTEST_MODULES or mod in sys.stdlib_module_names
 
 
-def is_harness(rel: str, plugins: tuple[str, ...] = ()) -> str | None:
+class Baseline(dict):
+    """Harness files of a baseline (rel -> content), and `own`: top-level names the baseline itself
+    has that would otherwise count as shadowing (a task whose package is called `calendar` keeps it)."""
+
+    own: frozenset[str] = frozenset()
+
+
+def _top(rel: str) -> str:
+    top = rel.split("/", 1)[0]
+    return top[:-3] if "/" not in rel and top.endswith(".py") else top
+
+
+def own_names(paths) -> frozenset[str]:
+    return frozenset(t for t in map(_top, paths) if _shadowing(t))
+
+
+def is_harness(rel: str, plugins: tuple[str, ...] = (), own: frozenset[str] = frozenset()) -> str | None:
     """Why `rel` (repo-relative, `/`) is a harness file, or None."""
     parts = rel.split("/")
     name = parts[-1]
@@ -47,9 +63,11 @@ def is_harness(rel: str, plugins: tuple[str, ...] = ()) -> str | None:
         return "site customization (runs code at interpreter start)"
     if any(p.endswith((".dist-info", ".egg-info")) for p in parts[:-1]) or name.endswith(".egg-link"):
         return "package metadata (can register pytest plugins)"
-    if len(parts) == 1 and name.endswith(".py") and _shadowing(name):
+    if _top(rel) in own:
+        pass
+    elif len(parts) == 1 and name.endswith(".py") and _shadowing(name):
         return f"module {name[:-3]!r} at the import root shadows pytest or the standard library"
-    if len(parts) > 1 and _shadowing(parts[0]):
+    elif len(parts) > 1 and _shadowing(parts[0]):
         return f"package {parts[0]!r} at the import root shadows pytest or the standard library"
     for p in plugins:
         path = p.replace(".", "/")
@@ -81,13 +99,15 @@ def _read(path: str) -> bytes | None:
         return None
 
 
-def baseline_files(base_dir: str) -> dict[str, bytes]:
+def baseline_files(base_dir: str) -> Baseline:
     """Harness files of a baseline folder (the task's repo in the bench home): rel -> content."""
     files = _walk(base_dir)
-    plugins = plugin_modules({r: _read(os.path.join(base_dir, r)) or b"" for r in files if is_harness(r)})
-    out = {}
+    own = own_names(files)
+    plugins = plugin_modules({r: _read(os.path.join(base_dir, r)) or b"" for r in files if is_harness(r, (), own)})
+    out = Baseline()
+    out.own = own
     for rel in files:
-        if is_harness(rel, plugins):
+        if is_harness(rel, plugins, own):
             data = _read(os.path.join(base_dir, rel))
             if data is not None:
                 out[rel] = data
@@ -121,11 +141,12 @@ def plugin_modules(base: dict[str, bytes]) -> tuple[str, ...]:
     return tuple(sorted(names))
 
 
-def from_manifest(manifest: dict, blob_dir: str, read_blob) -> dict[str, bytes]:
+def from_manifest(manifest: dict, blob_dir: str, read_blob) -> Baseline:
     """Harness files of a snapshot baseline (manifest + blob store): rel -> content. Raises OSError."""
     import stat
 
-    first = {r for r in manifest if is_harness(r)}
+    own = own_names(manifest)
+    first = {r for r in manifest if is_harness(r, (), own)}
 
     def content(rel: str) -> bytes:
         sha, _size, mode = manifest[rel]
@@ -135,7 +156,9 @@ def from_manifest(manifest: dict, blob_dir: str, read_blob) -> dict[str, bytes]:
         return b"symlink:" + data if stat.S_ISLNK(mode) else data
 
     plugins = plugin_modules({r: content(r) for r in first})
-    return {r: content(r) for r in manifest if is_harness(r, plugins)}
+    out = Baseline({r: content(r) for r in manifest if is_harness(r, plugins, own)})
+    out.own = own
+    return out
 
 
 def _write(path: str, data: bytes) -> None:
@@ -167,7 +190,7 @@ def _in(rel: str, folder: str | None) -> bool:
     return bool(folder) and (rel == folder or rel.startswith(folder.rstrip("/") + "/"))
 
 
-def restore(copy: str, base: dict[str, bytes], skip: str | None = None, dry_run: bool = False) -> list[dict]:
+def restore(copy: str, base: Baseline, skip: str | None = None, dry_run: bool = False) -> list[dict]:
     """Make the harness in `copy` the baseline's. Returns [{path, action, why}] for every difference.
 
     Created harness files are removed, changed or deleted ones put back; a config file whose pytest
@@ -176,10 +199,11 @@ def restore(copy: str, base: dict[str, bytes], skip: str | None = None, dry_run:
     (finalize's tamper scan of the work copy itself).
     """
     plugins = plugin_modules(base)
+    own = getattr(base, "own", frozenset())
     actions = []
     now = _walk(copy)
     for rel in sorted(now):
-        why = None if _in(rel, skip) else is_harness(rel, plugins)
+        why = None if _in(rel, skip) else is_harness(rel, plugins, own)
         if why is None:
             continue
         path = os.path.join(copy, rel)
@@ -199,7 +223,7 @@ def restore(copy: str, base: dict[str, bytes], skip: str | None = None, dry_run:
             if not dry_run:
                 _write(os.path.join(copy, rel), base[rel])
             actions.append({"path": rel, "action": "restored",
-                            "why": f"deleted by the agent: {is_harness(rel, plugins)}"})
+                            "why": f"deleted by the agent: {is_harness(rel, plugins, own)}"})
     return actions
 
 
