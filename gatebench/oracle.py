@@ -102,9 +102,14 @@ EVENT_KEYS = ("solved", "passed", "failed", "errors", "skipped", "failing", "mis
               "sandboxed", "harness")
 
 
-def event_summary(result: dict) -> dict:
-    """What a stop event keeps of an oracle result."""
-    return {k: result[k] for k in EVENT_KEYS if k in result}
+def event_summary(result: dict, max_listed: int = 50) -> dict:
+    """What a stop event keeps of an oracle result (lists cut: an agent can create files by the thousand)."""
+    out = {k: result[k] for k in EVENT_KEYS if k in result}
+    for k in ("failing", "missing", "harness"):
+        if isinstance(out.get(k), list) and len(out[k]) > max_listed:
+            out[k] = out[k][:max_listed]
+            out[f"{k}_total"] = len(result[k])
+    return out
 
 
 def prepare_copy(work: str, hidden_dir: str, dest: str, copy: str, baseline_dir: str | None) -> list[dict]:

@@ -190,3 +190,13 @@ def test_a_task_package_named_like_a_stdlib_module_is_the_tasks_own_not_harness(
     (copy / "json.py").write_text("")  # a new module shadowing the standard library
     assert [(a["path"], a["action"]) for a in harness.restore(str(copy), files)] == [("json.py", "removed")]
     assert (copy / "calendar" / "core.py").read_text() == "BUG = 0\n"
+
+
+def test_event_summary_cuts_long_lists_and_says_how_long_they_were():
+    from gatebench.oracle import event_summary
+
+    res = {**summarize({"a.py::t": "passed"}, None, 0.1, 0), "sandboxed": True,
+           "harness": [{"path": f"x{i}.pth", "action": "removed", "why": "w"} for i in range(120)]}
+    ev = event_summary(res)
+    assert len(ev["harness"]) == 50 and ev["harness_total"] == 120 and ev["sandboxed"] is True
+    assert ev["failing"] == [] and "failing_total" not in ev and "tests" not in ev
