@@ -244,15 +244,19 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
     status, error = status_of(worker, sm, stops, stderr_tail, tm)
 
     oracle = None
-    if reuse_oracle and cell_sealed(meta):
-        oracle = reusable_oracle(cell, resolved, events_all, sid)
-    if oracle is None:
-        binding = oracle_binding(tf).model_dump()
-        oracle = run_binding(str(cell.repo), binding, sys.executable, hide=[str(cell.root)])
-    if oracle.get("error") and str(oracle["error"]).startswith(SANDBOX_MISSING):
-        problems.append(oracle["error"])
+    if status != "infra_error" and not problems:
+        # An infra error is never scored: its oracle would only cost time (a matrix killed with -9 waits
+        # on every cell child still finalizing).
+        if reuse_oracle and cell_sealed(meta):
+            oracle = reusable_oracle(cell, resolved, events_all, sid)
+        if oracle is None:
+            binding = oracle_binding(tf).model_dump()
+            oracle = run_binding(str(cell.repo), binding, sys.executable, hide=[str(cell.root)])
+        if oracle.get("error") and str(oracle["error"]).startswith(SANDBOX_MISSING):
+            problems.append(oracle["error"])
     if problems and status != "infra_error":
         status, error = "infra_error", "; ".join(problems)
+    oracle_s = oracle["seconds"] if oracle else 0.0
     d = tree_diff(cell.repo, cell.state, resolved, tf.repo)
     protected = GlobSet(resolved.get("protected") or [])
     changed = [p for p in d.paths if protected.match(p)]
@@ -284,7 +288,7 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
     gates_s = sum(g["seconds"] or 0.0 for s in stops for g in s["gates"])
     timing = {"worker_s": float((worker or {}).get("wall_s") or 0.0), "hook_s": round(hook_s, 3),
               "hook_gates_s": round(gates_s, 3),
-              "hook_oracle_s": round(hook_oracle_s, 3), "final_oracle_s": oracle["seconds"], **(extra_timing or {})}
+              "hook_oracle_s": round(hook_oracle_s, 3), "final_oracle_s": oracle_s, **(extra_timing or {})}
     record = {
         "run_id": meta.run_id or "adhoc",
         "cell_id": f"{meta.config}/{meta.task}/{meta.rep}",
@@ -292,8 +296,8 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
         "worker": (worker or {}).get("worker", "unknown"),
         "attempt_no": attempt_no,
         "status": status, "error": error,
-        "solved": status == "ok" and bool(oracle["solved"]) and not changed,
-        "oracle": {k: oracle[k] for k in (*ORACLE_KEYS, *ORACLE_EXTRA) if k in oracle},
+        "solved": status == "ok" and bool(oracle and oracle["solved"]) and not changed,
+        "oracle": {k: oracle[k] for k in (*ORACLE_KEYS, *ORACLE_EXTRA) if k in oracle} if oracle else None,
         "first_stop_solved": stops[0]["oracle_solved"] if stops else None,
         "stops": [{k: v for k, v in s.items() if k not in ("judged", "oracle_seconds")} for s in stops],
         "blocks": sum(1 for s in stops if s["decision"] == "block"),
@@ -323,7 +327,7 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
                               "hook_non_blocking_error": tm["hook_non_blocking_error"],
                               "tool_calls": tm["tool_calls"]} if tm else None),
     }
-    timing["finalize_s"] = round(time.monotonic() - t0 - oracle["seconds"], 3)
+    timing["finalize_s"] = round(time.monotonic() - t0 - oracle_s, 3)
     record["timing"] = timing
     rec = ResultRecord.model_validate(record)
     tmp = cell.result.with_name(".result.json.tmp")

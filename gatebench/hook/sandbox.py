@@ -79,7 +79,11 @@ def python_roots(python: str) -> list[str]:
 def clean_env(python: str, home: str = "/tmp") -> dict[str, str]:
     """gatebench's environment for agent code: nothing inherited that could steer Python or pytest."""
     bindir = os.path.dirname(os.path.abspath(python))
+    # The runner's cell marker (workers/launch.py) is gatebench's own: it lets the matrix find and reap
+    # every process of a cell, sandboxed ones included.
+    marker = {k: os.environ[k] for k in ("GATEBENCH_CELL",) if k in os.environ}
     return {
+        **marker,
         "PATH": f"{bindir}:/usr/local/bin:/usr/bin:/bin",
         "HOME": home,
         "TMPDIR": "/tmp",
