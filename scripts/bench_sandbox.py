@@ -6,7 +6,8 @@
 For each task, on its reference end state, alternates sandboxed and unsandboxed runs (so machine load
 hits both alike) of:
 - the hidden oracle (`run_binding`: copy, baseline harness, pytest, JUnit), `sandbox: required` vs `off`;
-- the tests gate (the real `tests` gate in bench mode, through `run_gate` on a prepared state).
+- the tests gate (the real `tests` gate in bench mode, through `run_gate` on a prepared state);
+- an empty interpreter (`python -c pass`): bwrap's own start-up cost without pytest's noise.
 Prints the median seconds of each and the sandboxed / unsandboxed ratio. Exit 1 when bwrap is missing.
 """
 
@@ -74,6 +75,20 @@ def main() -> int:
             for what in ("oracle", "tests gate"):
                 on, off = statistics.median(times[(what, "required")]), statistics.median(times[(what, "off")])
                 rows.append((tid, what, on, off))
+    # The sandbox's own start-up, without pytest's noise: an empty interpreter, wrapped and plain.
+    import subprocess
+
+    with tempfile.TemporaryDirectory(prefix="gatebench-bench-sandbox-") as tmp:
+        plain = [sys.executable, "-c", "pass"]
+        wrapped = sandbox.wrap(plain, writable=[tmp], cwd=tmp, python=sys.executable)
+        t: dict[str, list[float]] = {"on": [], "off": []}
+        for _ in range(args.rounds * 4):
+            for key, argv in (("on", wrapped), ("off", plain)):
+                t0 = time.perf_counter()
+                subprocess.run(argv, check=True, env=sandbox.clean_env(sys.executable))
+                t[key].append(time.perf_counter() - t0)
+        on, off = statistics.median(t["on"]), statistics.median(t["off"])
+        rows.append(("-", "python -c", on, off))
     print(f"{'task':5} {'what':11} {'bwrap s':>8} {'plain s':>8} {'ratio':>6}   (median of {args.rounds}, alternating)")
     for tid, what, on, off in rows:
         print(f"{tid:5} {what:11} {on:8.3f} {off:8.3f} {on / off:6.2f}")
