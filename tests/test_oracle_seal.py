@@ -151,7 +151,7 @@ def test_honest_fix_still_solves_and_a_harmless_pyproject_edit_is_not_harness(tm
     assert r["solved"] is True and r["sandboxed"] is True and r["harness"] == [] and r["missing"] == []
 
 
-@pytest.mark.parametrize("rel", ["extra.pth", "sitecustomize.py", "usercustomize.py", "pytest/__init__.py",
+@pytest.mark.parametrize("rel", ["extra.pth", "sitecustomize.py", "usercustomize.py", "pytest/__init__.py", "__init__.py",
                                  "_pytest/python.py", "json.py", "inspect.py", "sub/conftest.py"])
 def test_created_harness_files_are_removed_and_named(tmp_path: Path, rel: str):
     repo = work(tmp_path, {rel: "raise SystemExit(0)\n"}, state="reference")

@@ -59,6 +59,8 @@ def is_harness(rel: str, plugins: tuple[str, ...] = (), own: frozenset[str] = fr
         return "pytest configuration"
     if name.endswith(".pth"):
         return ".pth file (runs code at interpreter start)"
+    if rel == "__init__.py":
+        return "package marker at the copy root (changes how pytest imports and names the tests)"
     if name in ("sitecustomize.py", "usercustomize.py"):
         return "site customization (runs code at interpreter start)"
     if any(p.endswith((".dist-info", ".egg-info")) for p in parts[:-1]) or name.endswith(".egg-link"):
