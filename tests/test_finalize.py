@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import hook_input, run_hook
 
+import gatebench.bench.finalize as finalize_mod
 from gatebench.bench.cell import CellPaths
 from gatebench.bench.finalize import finalize, never_worked, status_of, stop_records
 from gatebench.bench.leaks import scan
@@ -184,11 +185,15 @@ def test_finalize_of_a_cell_whose_worker_never_ran_is_infra_error(tmp_path: Path
     assert rec.status == "infra_error" and "no worker.json" in rec.error and not rec.solved
 
 
-def test_final_oracle_reuses_the_last_stop_only_when_the_tree_is_what_that_stop_judged(tmp_path: Path):
+def test_final_oracle_reuses_the_last_stop_only_when_the_tree_is_what_that_stop_judged(tmp_path: Path, monkeypatch):
     cell = tmp_path / "c"
     prep("T1", "none", cell)
     apply_state(load_task("T1"), "reference", cell / "repo")
     fake_run(cell)
+    # Unsealed (cell.json has no `sealed: true`): the event log is the agent's to forge, the oracle reruns.
+    unsealed = finalize(CellPaths(cell))
+    assert unsealed.oracle.solved and unsealed.oracle.reused_from_stop is None and unsealed.oracle.sandboxed
+    monkeypatch.setattr(finalize_mod, "cell_sealed", lambda meta: True)
     same = finalize(CellPaths(cell))
     assert same.oracle.solved and same.oracle.reused_from_stop == 1
     # The work copy changes after the last stop: the stop's verdict no longer applies, the oracle reruns.

@@ -64,14 +64,12 @@ def test_injection_that_passes_the_oracle_fails(suite):
     assert "inject/T1/plausible_indexes_untouched/inject.yaml: fails-oracle" in r.stdout
 
 
-def test_flaky_hidden_test_fails(suite, tmp_path):
-    counter = tmp_path / "flip"
+def test_flaky_hidden_test_fails(suite):
+    # The oracle's sandbox keeps no state between runs, so the flake is random: 16 coin flips per run,
+    # each run of a state differs from the other with probability 1 - 2**-16.
     (suite / "hidden" / TASK / "test_flaky.py").write_text(
-        "from pathlib import Path\n\n\ndef test_flips():\n"
-        f"    p = Path({str(counter)!r})\n"
-        "    n = int(p.read_text()) if p.exists() else 0\n"
-        "    p.write_text(str(n + 1))\n"
-        "    assert n % 2 == 0\n"
+        "import os\n\nimport pytest\n\n\n@pytest.mark.parametrize('i', range(16))\ndef test_flips(i):\n"
+        "    assert os.urandom(1)[0] % 2\n"
     )
     r = selftest(suite)
     assert r.returncode == 1

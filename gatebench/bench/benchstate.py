@@ -15,6 +15,14 @@ from gatebench.installer.statedir import write_state
 from gatebench.models.config import GateConfig, OracleBinding, ResolvedConfig, TaskBinding
 
 
+def oracle_binding(tf: TaskFiles) -> OracleBinding:
+    """The hidden oracle of a task, from the bench home alone (the hook's binding and finalize's)."""
+    t = tf.task
+    return OracleBinding(hidden_dir=str(tf.hidden.resolve()), command=t.oracle.command, dest=t.oracle.dest,
+                         timeout_s=t.oracle.timeout_s, baseline_dir=str(tf.repo.resolve()),
+                         expected=t.expected_tests())
+
+
 def bench_resolved(cfg: GateConfig, tf: TaskFiles, repo: Path, state: Path, python: str | None = None) -> ResolvedConfig:
     t = tf.task
     return resolve(
@@ -23,8 +31,7 @@ def bench_resolved(cfg: GateConfig, tf: TaskFiles, repo: Path, state: Path, pyth
         repo=repo,
         state_dir=state,
         task=TaskBinding(id=t.id, prompt=t.prompt, test_command=t.visible.command, test_timeout_s=t.visible.timeout_s),
-        oracle=OracleBinding(hidden_dir=str(tf.hidden.resolve()), command=t.oracle.command, dest=t.oracle.dest,
-                             timeout_s=t.oracle.timeout_s),
+        oracle=oracle_binding(tf),
         task_protected=t.protected,
         task_ignore=t.ignore,
         python=python or sys.executable,

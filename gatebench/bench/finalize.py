@@ -17,28 +17,35 @@ Status (first rule that applies):
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 
+from gatebench.bench.benchstate import bench_resolved, oracle_binding
 from gatebench.bench.cell import CellPaths
-from gatebench.bench.leaks import scan
+from gatebench.bench.leaks import content_leaks, scan, symlinks_out
 from gatebench.bench.stream import stream_metrics
+from gatebench.bench.tasks import TaskFiles, load_task
+from gatebench.bench.tasks import tree_hash as task_tree_hash
 from gatebench.bench.transcript import find_transcript, transcript_metrics
 from gatebench.bench.versions import versions
 from gatebench.errors import UsageError
+from gatebench.hook import harness
 from gatebench.hook.defaults import DEFAULT_IGNORE
 from gatebench.hook.globs import GlobSet
-from gatebench.hook.oracle import run_oracle
+from gatebench.hook.oracle import run_binding
 from gatebench.hook.snapshot import diff, read_json, shown, tree_hash, walk
 from gatebench.hook.state import Paths, read_events
 from gatebench.hook.util import read_jsonl, write_atomic
+from gatebench.installer.configs import load_config
 from gatebench.models.cell import CellMeta
 from gatebench.models.loading import load_model
 from gatebench.models.result import ResultRecord
 from gatebench.paths import project_root
 
 ORACLE_KEYS = ("solved", "passed", "failed", "errors", "skipped", "seconds", "failing", "error")
-ORACLE_EXTRA = ("reused_from_stop",)
+ORACLE_EXTRA = ("reused_from_stop", "missing", "sandboxed", "harness")
+SANDBOX_MISSING = "sandbox required but unavailable"
 
 
 def reviewer_models(gate: dict) -> dict:
@@ -50,7 +57,7 @@ def reviewer_models(gate: dict) -> dict:
 
 def stop_records(events: list[dict], session_id: str | None) -> list[dict]:
     """The hook's stop events of this session, as StopRecord dicts, in order."""
-    out = []  # type: ignore[var-annotated]
+    out: list[dict] = []
     for e in events:
         if e.get("hook") != "stop" or (session_id and e.get("session_id") not in (session_id, None)):
             continue
@@ -135,18 +142,20 @@ def never_worked(stops: list[dict]) -> tuple[str, str] | None:
     return None
 
 
-def final_tree(repo: Path, state: Path, resolved: dict) -> tuple[list[str], list[str]]:
-    """(protected paths whose content differs from the baseline, special files skipped), names shown()."""
-    base = read_json(Paths(str(state)).baseline)
-    now = walk(str(repo), GlobSet(resolved.get("ignore") or DEFAULT_IGNORE))
-    d = diff(base, now.manifest)  # type: ignore[arg-type]
-    protected = GlobSet(resolved.get("protected") or [])
-    return [shown(p) for p in d.paths if protected.match(p)], now.special
-
-
-def tampered(repo: Path, state: Path, resolved: dict) -> list[str]:
-    """Protected paths (tests, hook settings, ...) whose content differs from the baseline."""
-    return final_tree(repo, state, resolved)[0]
+def tree_diff(repo: Path, state: Path, resolved: dict, base_repo: Path | None = None):
+    """(the work copy's diff against its baseline, special files the walk skipped). With `base_repo` (the
+    task's repo in the bench home) every path of the task is judged against it; the state's baseline only
+    fills in what prep added (the hook settings)."""
+    ignore = GlobSet(resolved.get("ignore") or DEFAULT_IGNORE)
+    try:
+        base = read_json(Paths(str(state)).baseline)
+    except (OSError, ValueError):
+        base = {}
+    if base_repo is not None:
+        home = walk(str(base_repo), ignore).manifest
+        base = {**{p: v for p, v in (base or {}).items() if p not in home}, **home}
+    now = walk(str(repo), ignore)
+    return diff(base, now.manifest), now.special
 
 
 def escaped(obj):
@@ -161,6 +170,50 @@ def escaped(obj):
     return obj
 
 
+def in_process_findings(repo: Path, paths: list[str]) -> list[dict]:
+    out = []
+    for rel in paths:
+        try:
+            text = (repo / rel).read_text(encoding="utf-8", errors="replace") if (repo / rel).is_file() else ""
+        except OSError:
+            continue
+        why = harness.reaches_into_pytest(rel, text)
+        if why:
+            out.append({"kind": "tamper", "path": rel, "why": why})
+    return out
+
+
+def cell_sealed(meta: CellMeta) -> bool:
+    """cell.json's `sealed` (the agent ran inside Claude Code's sandbox); absent = False."""
+    return bool(getattr(meta, "sealed", False))
+
+
+def trusted_config(cell: CellPaths, meta: CellMeta, state_doc: dict) -> tuple[TaskFiles, dict, list[str], list[dict]]:
+    """The resolved config as prep wrote it, rebuilt from the bench home and cell.json alone.
+
+    Returns (task files, resolved config, problems that make the cell unscorable, findings).
+    The cell's own state/config.json is evidence only: any difference from the rebuilt document is a
+    tamper finding (the hook ran under it).
+    """
+    tf = load_task(meta.task)
+    problems: list[str] = []
+    if task_tree_hash(tf.dir, tf.hidden) != meta.task_hash:
+        problems.append(f"task {meta.task} changed since prep (tasks/ or hidden/ hash is not {meta.task_hash})")
+    try:
+        cfg = load_config(meta.config)
+    except UsageError as e:
+        raise UsageError(f"{cell.meta}: config {meta.config!r} is not in the bench home: {e}") from None
+    expected = bench_resolved(cfg, tf, cell.repo, cell.state, sys.executable)
+    if expected.config_hash != meta.config_hash:
+        problems.append(f"config {meta.config} changed since prep (hash {expected.config_hash}, "
+                        f"cell.json says {meta.config_hash})")
+    doc = json.loads(expected.model_dump_json(by_alias=True))
+    differ = sorted(k for k in doc.keys() | state_doc.keys() if doc.get(k) != state_doc.get(k))
+    findings = [{"kind": "tamper", "path": str(cell.state / "config.json"),
+                 "why": f"differs from what prep wrote (fields: {', '.join(differ)})"}] if differ else []
+    return tf, doc, problems, findings
+
+
 def _read_json(path: Path) -> dict | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -171,6 +224,8 @@ def _read_json(path: Path) -> dict | None:
 
 def reusable_oracle(cell: CellPaths, resolved: dict, events: list[dict], session_id: str | None) -> dict | None:
     """The last stop's oracle result, if the work copy is byte for byte what that stop judged; else None.
+
+    Callers reuse it only for a sealed cell: elsewhere the agent could have appended a forged event.
 
     Each bench-mode stop event carries the hash of the tree the hook walked (`snapshot.tree`). When
     the work copy hashes the same now, the final oracle would run the same tests on the same files:
@@ -197,9 +252,8 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
     if not cell.meta.is_file():
         raise UsageError(f"{cell.root}: not a prepared cell (no cell.json)")
     meta = load_model(cell.meta, CellMeta)
-    resolved = _read_json(cell.state / "config.json")
-    if resolved is None:
-        raise UsageError(f"{cell.state / 'config.json'}: missing or not JSON; the cell is damaged, prep it again")
+    state_doc = _read_json(cell.state / "config.json") or {}
+    tf, resolved, problems, findings = trusted_config(cell, meta, state_doc)
     worker = _read_json(cell.worker)
     events, _bad = read_jsonl(cell.stream)
     sm = stream_metrics(events)
@@ -213,14 +267,34 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
         stderr_tail = (cell.root / "stderr.log").read_text(errors="replace")[-500:].strip()
     status, error = status_of(worker, sm, stops, stderr_tail, tm)
 
-    o = resolved.get("oracle") or {}
-    oracle = reusable_oracle(cell, resolved, events_all, sid) if reuse_oracle else None
-    if oracle is None:
-        oracle = run_oracle(str(cell.repo), o["hidden_dir"], o["command"], o["dest"], o["timeout_s"],
-                            resolved.get("python"))
-    changed, special = final_tree(cell.repo, cell.state, resolved)
+    oracle = None
+    if status != "infra_error" and not problems:
+        # An infra error is never scored: its oracle would only cost time (a matrix killed with -9 waits
+        # on every cell child still finalizing).
+        if reuse_oracle and cell_sealed(meta):
+            oracle = reusable_oracle(cell, resolved, events_all, sid)
+        if oracle is None:
+            binding = oracle_binding(tf).model_dump()
+            oracle = run_binding(str(cell.repo), binding, sys.executable, hide=[str(cell.root)])
+        if oracle.get("error") and str(oracle["error"]).startswith(SANDBOX_MISSING):
+            problems.append(oracle["error"])
+    if problems and status != "infra_error":
+        status, error = "infra_error", "; ".join(problems)
+    oracle_s = oracle["seconds"] if oracle else 0.0
+    d, special = tree_diff(cell.repo, cell.state, resolved, tf.repo)
+    protected = GlobSet(resolved.get("protected") or [])
+    changed = [shown(p) for p in d.paths if protected.match(p)]
     private = [Path(meta.hidden_dir), Path(meta.reference_dir), Path(meta.inject_dir), cell.state]
     leaks = scan(sm["tool_inputs"], cell.repo, private, project_root())
+    sim_worker = (worker or {}).get("worker") == "sim"  # writes the reference verbatim, by construction
+    findings += [{"kind": "tamper", "path": a["path"], "why": a["why"]}
+                 for a in harness.restore(str(cell.repo), harness.baseline_files(str(tf.repo)),
+                                          skip=tf.task.oracle.dest, dry_run=True)]
+    findings += in_process_findings(cell.repo, d.created + d.changed)
+    findings += symlinks_out(cell.repo, [*private, project_root()])
+    findings += content_leaks(cell.repo, tf.hidden, None if sim_worker else tf.reference, tf.repo)
+    tamper_notes = [f"{f['path']}: {f['why']}" for f in findings if f["kind"] == "tamper"]
+    leak_notes = [f"{f['path']}: {f['why']}" for f in findings if f["kind"] == "leak"]
     result = sm["result"] or {}
     usage = dict(tm["usage"]) if tm else {k: int((result.get("usage") or {}).get(k) or 0) for k in
                                            ("input_tokens", "output_tokens", "cache_read_input_tokens",
@@ -238,7 +312,7 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
     gates_s = sum(g["seconds"] or 0.0 for s in stops for g in s["gates"])
     timing = {"worker_s": float((worker or {}).get("wall_s") or 0.0), "hook_s": round(hook_s, 3),
               "hook_gates_s": round(gates_s, 3),
-              "hook_oracle_s": round(hook_oracle_s, 3), "final_oracle_s": oracle["seconds"], **(extra_timing or {})}
+              "hook_oracle_s": round(hook_oracle_s, 3), "final_oracle_s": oracle_s, **(extra_timing or {})}
     record = {
         "run_id": meta.run_id or "adhoc",
         "cell_id": f"{meta.config}/{meta.task}/{meta.rep}",
@@ -246,15 +320,16 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
         "worker": (worker or {}).get("worker", "unknown"),
         "attempt_no": attempt_no,
         "status": status, "error": error,
-        "solved": status == "ok" and bool(oracle["solved"]) and not changed,
-        "oracle": {k: oracle[k] for k in (*ORACLE_KEYS, *ORACLE_EXTRA) if k in oracle},
+        "solved": status == "ok" and bool(oracle and oracle["solved"]) and not changed,
+        "oracle": {k: oracle[k] for k in (*ORACLE_KEYS, *ORACLE_EXTRA) if k in oracle} if oracle else None,
         "first_stop_solved": stops[0]["oracle_solved"] if stops else None,
         "stops": [{k: v for k, v in s.items() if k not in ("judged", "oracle_seconds")} for s in stops],
         "blocks": sum(1 for s in stops if s["decision"] == "block"),
         "gate_errors": sum(1 for s in stops for g in s["gates"] if g["verdict"] == "error"),
         "give_up": any(s["decision"] == "give_up" for s in stops),
-        "tamper": bool(changed), "tampered": changed, "special_files": special,
-        "leak": bool(leaks), "leaks": leaks,
+        "tamper": bool(changed or tamper_notes), "tampered": changed + tamper_notes, "special_files": special,
+        "leak": bool(leaks or leak_notes), "leaks": leaks + leak_notes,
+        "findings": findings,
         "turns": int(result.get("num_turns") or sm["api_requests"]),
         "api_requests": tm["api_requests"] if tm else sm["api_requests"],
         "tool_calls": sm["tool_calls"], "tool_errors": sm["tool_errors"], "api_errors": int(api_errors),
@@ -276,7 +351,7 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
                               "hook_non_blocking_error": tm["hook_non_blocking_error"],
                               "tool_calls": tm["tool_calls"]} if tm else None),
     }
-    timing["finalize_s"] = round(time.monotonic() - t0 - oracle["seconds"], 3)
+    timing["finalize_s"] = round(time.monotonic() - t0 - oracle_s, 3)
     record["timing"] = timing
     rec = ResultRecord.model_validate(escaped(record))
     write_atomic(cell.result, rec.model_dump_json(indent=1) + "\n")

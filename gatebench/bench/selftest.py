@@ -18,11 +18,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gatebench.bench.benchstate import write_bench_state
+from gatebench.bench.benchstate import oracle_binding, write_bench_state
 from gatebench.bench.tasks import TaskFiles, apply_state, copy_tree
 from gatebench.bench.validate import Failure
 from gatebench.errors import UsageError
-from gatebench.hook.oracle import run_oracle
+from gatebench.hook.oracle import run_binding
 from gatebench.hook.util import read_jsonl
 from gatebench.models.config import Budget, DiffGate, GateConfig, OracleGate, TestsGate
 
@@ -85,8 +85,7 @@ def judge(tf: TaskFiles, state: str, flake_check: bool) -> Judged:
         if not oracle:
             errs.append("the hook logged no oracle result")
         # The same oracle once more on the same tree: the flake check, and the list of hidden test ids.
-        o = tf.task.oracle
-        second = run_oracle(str(repo), str(tf.hidden), o.command, o.dest, o.timeout_s)
+        second = run_binding(str(repo), oracle_binding(tf).model_dump(), sys.executable, hide=[str(st)])
         j = Judged(state, verdicts, oracle, sorted(second["tests"]), errs, second if flake_check else None)
         if second.get("error") and not oracle.get("error"):
             j.errors.append(f"oracle error on re-run: {second['error']}")

@@ -32,7 +32,17 @@ def loaders() -> list[tuple[str, Callable[[str], object]]]:
     from gatebench.review.defs import load_reviewer
 
     return [("*.yaml", load_config), ("sim/*.yaml", load_policy), ("sim/*.yml", load_policy),
-            ("reviewers/*.md", load_reviewer)]
+            ("reviewers/*.md", load_reviewer), ("hooks/*.py", compile_hook)]
+
+
+def compile_hook(path: str) -> None:
+    """A shipped Stop hook script (run by a `command` gate) must at least be valid Python."""
+    try:
+        with open(path, "rb") as f:
+            compile(f.read(), path, "exec")
+    except (SyntaxError, ValueError) as e:
+        where = f" (line {e.lineno})" if isinstance(e, SyntaxError) and e.lineno else ""
+        raise UsageError(f"{path}: not valid Python{where}: {e}") from None
 
 
 def validate_configs() -> list[Failure]:

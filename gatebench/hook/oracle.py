@@ -15,7 +15,7 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 
-from gatebench.hook import proc, treecopy
+from gatebench.hook import harness, proc, sandbox, treecopy
 from gatebench.hook.defaults import TASK_TEST_TIMEOUT_S
 
 _SKIP_DIRS = {".git", "__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache"}
@@ -59,22 +59,71 @@ def parse_junit(xml_text: str, dest: str) -> dict[str, str]:
     return outcomes
 
 
-def summarize(outcomes: dict[str, str], error: str | None, seconds: float, returncode: int | None) -> dict:
+def expected_status(outcomes: dict[str, str], expected: list[str]) -> tuple[list[str], list[str]]:
+    """(missing, not passed) expected ids. An id without parameters stands for all its parametrized
+    instances (at least one must have run); an id with `[...]` must have run exactly."""
+    missing, bad = [], []
+    for e in expected:
+        hits = [t for t in outcomes if t == e or ("[" not in e and t.startswith(e + "["))]
+        if not hits:
+            missing.append(e)
+        bad += [t for t in hits if outcomes[t] != "passed"]
+    return missing, bad
+
+
+def summarize(outcomes: dict[str, str], error: str | None, seconds: float, returncode: int | None,
+              expected: list[str] | None = None) -> dict:
+    """`solved`: no error and every expected id ran and passed (without `expected`: every collected
+    test passed, at least one). A missing expected test is a failure, named in `missing` and `failing`."""
     counts = {k: sum(1 for v in outcomes.values() if v == k) for k in ("passed", "failed", "error", "skipped")}
-    failing = sorted(t for t, v in outcomes.items() if v in ("failed", "error"))
-    solved = bool(outcomes) and not error and counts["passed"] == len(outcomes)
+    failing = {t for t, v in outcomes.items() if v in ("failed", "error")}
+    missing: list[str] = []
+    if expected:
+        missing, bad = expected_status(outcomes, expected)
+        failing |= set(bad)
+        solved = not error and not missing and not bad
+    else:
+        solved = bool(outcomes) and not error and counts["passed"] == len(outcomes)
     return {
         "solved": solved,
         "passed": counts["passed"],
         "failed": counts["failed"],
         "errors": counts["error"],
         "skipped": counts["skipped"],
-        "failing": failing,
+        "failing": sorted(failing | {f"{m} (not run)" for m in missing}),
+        "missing": missing,
         "tests": outcomes,
         "error": error,
         "returncode": returncode,
         "seconds": round(seconds, 3),
     }
+
+
+EVENT_KEYS = ("solved", "passed", "failed", "errors", "skipped", "failing", "missing", "error", "seconds",
+              "sandboxed", "harness")
+
+
+def event_summary(result: dict, max_listed: int = 50) -> dict:
+    """What a stop event keeps of an oracle result (lists cut: an agent can create files by the thousand)."""
+    out = {k: result[k] for k in EVENT_KEYS if k in result}
+    for k in ("failing", "missing", "harness"):
+        if isinstance(out.get(k), list) and len(out[k]) > max_listed:
+            out[k] = out[k][:max_listed]
+            out[f"{k}_total"] = len(result[k])
+    return out
+
+
+def prepare_copy(work: str, hidden_dir: str, dest: str, copy: str, baseline_dir: str | None,
+                 deadline: float | None = None) -> list[dict]:
+    """The oracle's copy: the work tree, the hidden tests at dest, the baseline's harness. Raises OSError."""
+    treecopy.copy_tree(work, copy, ignore=_ignore, deadline=deadline)
+    target = os.path.join(copy, dest)
+    if os.path.lexists(target):
+        # The agent created a folder where hidden tests land: the hidden ones win.
+        shutil.rmtree(target) if os.path.isdir(target) and not os.path.islink(target) else os.remove(target)
+    actions = harness.restore(copy, harness.baseline_files(baseline_dir), skip=dest) if baseline_dir else []
+    treecopy.copy_tree(hidden_dir, target, ignore=_ignore, deadline=deadline)
+    return actions
 
 
 def run_oracle(
@@ -84,30 +133,46 @@ def run_oracle(
     dest: str = "hidden_tests",
     timeout_s: float = TASK_TEST_TIMEOUT_S,
     python: str | None = None,
+    *,
+    expected: list[str] | None = None,
+    baseline_dir: str | None = None,
+    sandbox_mode: str = "required",
+    hide: list[str] | None = None,
 ) -> dict:
-    """Run the hidden tests against a copy of `work`. Never raises for the agent's faults."""
+    """Run the hidden tests against a copy of `work`. Never raises for the agent's faults.
+
+    `baseline_dir`: the task's pristine repo; the copy's test harness is made equal to its
+    (`harness` in the result lists what was removed or put back). `sandbox_mode`: `required` (no
+    bwrap -> an error result, nothing run), `auto` (unsandboxed when bwrap is missing, said in
+    `sandboxed`), `off`.
+    """
     t0 = time.monotonic()
+    python = python or sys.executable
     tmp = tempfile.mkdtemp(prefix="gatebench-oracle-")
     try:
-        copy = os.path.join(tmp, "tree")
+        copy, out = os.path.join(tmp, "tree"), os.path.join(tmp, "out")
+        os.mkdir(out)
         try:
             # Regular files and symlinks only, within the oracle's time: a device or FIFO in the work copy
             # must not stall or fill the copy (hook/treecopy.py).
-            copy_deadline = time.monotonic() + timeout_s
-            treecopy.copy_tree(work, copy, ignore=_ignore, deadline=copy_deadline)
-            target = os.path.join(copy, dest)
-            if os.path.lexists(target):
-                # The agent created a folder where hidden tests land: the hidden ones win.
-                shutil.rmtree(target) if os.path.isdir(target) and not os.path.islink(target) else os.remove(target)
-            treecopy.copy_tree(hidden_dir, target, ignore=_ignore, deadline=copy_deadline)
+            actions = prepare_copy(work, hidden_dir, dest, copy, baseline_dir, deadline=time.monotonic() + timeout_s)
         except OSError as e:
-            return summarize({}, f"cannot prepare the oracle copy: {e}", time.monotonic() - t0, None)
-        junit = os.path.join(tmp, "junit.xml")
-        cmd = command.replace("{python}", shlex.quote(python or sys.executable))
-        cmd += f" --junitxml={shlex.quote(junit)} -o junit_family=xunit1"
-        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-        env.pop("PYTEST_ADDOPTS", None)
-        r = proc.run(cmd, cwd=copy, timeout_s=timeout_s, env=env)
+            return summarize({}, f"cannot prepare the oracle copy: {e}", time.monotonic() - t0, None, expected)
+        junit = os.path.join(out, "junit.xml")
+        cmd = command.replace("{python}", shlex.quote(python))
+        cmd += (f" -p no:cacheprovider --rootdir={shlex.quote(os.path.realpath(copy))}"
+                f" --junitxml={shlex.quote(junit)} -o junit_family=xunit1")
+        why = sandbox.probe() if sandbox_mode != "off" else "sandbox off"
+        if why and sandbox_mode == "required":
+            res = summarize({}, f"sandbox required but unavailable: {why}", time.monotonic() - t0, None, expected)
+            return {**res, "sandboxed": False, "harness": actions}
+        env = sandbox.clean_env(python)  # the oracle needs nothing of the caller's environment
+        if why:
+            argv: list[str] | str = cmd
+        else:
+            private = sandbox.private_dirs(os.path.dirname(os.path.dirname(os.path.abspath(hidden_dir))), *(hide or []))
+            argv = sandbox.wrap(sandbox.shell(cmd), writable=[copy, out], cwd=copy, python=python, hide=private)
+        r = proc.run(argv, cwd=copy, timeout_s=timeout_s, env=env)
         error = None
         outcomes: dict[str, str] = {}
         if r.timed_out:
@@ -123,6 +188,20 @@ def run_oracle(
             error = f"the oracle collected no tests (exit {r.returncode})"
         if not error and r.returncode not in (0, 1, 2):  # 2: collection errors, the code's fault
             error = f"pytest exited {r.returncode}: {(r.stdout + r.stderr)[-500:]}"
-        return summarize(outcomes, error, time.monotonic() - t0, r.returncode)
+        if not error and r.returncode != 0 and all(v == "passed" for v in outcomes.values()):
+            # Something in pytest's process rewrote the report: its exit code still says a test failed.
+            error = f"pytest exited {r.returncode} but its report shows every test passed (report forged?)"
+        res = summarize(outcomes, error, time.monotonic() - t0, r.returncode, expected)
+        return {**res, "sandboxed": not why, "harness": actions}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run_binding(work: str, binding: dict, python: str | None, hide: list[str] | None = None,
+                timeout_s: float | None = None) -> dict:
+    """run_oracle from a resolved config's `oracle` binding (the hook) or the task (finalize); `timeout_s`
+    narrows the binding's own timeout (the hook's remaining budget)."""
+    limit = binding["timeout_s"] if timeout_s is None else min(timeout_s, binding["timeout_s"])
+    return run_oracle(work, binding["hidden_dir"], binding["command"], binding["dest"], limit,
+                      python, expected=binding.get("expected") or None, baseline_dir=binding.get("baseline_dir"),
+                      sandbox_mode=binding.get("sandbox") or "required", hide=hide)

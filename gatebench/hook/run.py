@@ -172,16 +172,14 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
 
         oracle_result = None
         if bench and resolved.get("oracle"):
-            from gatebench.hook.oracle import run_oracle
+            from gatebench.hook.oracle import event_summary, run_binding
 
-            o = resolved["oracle"]
             # Within what is left of the hook's budget, so the stop is decided here (on_error), not by
             # Claude Code's own hook timeout.
-            oracle_s = min(float(o["timeout_s"]), max((deadline - time.monotonic()) / 2, 0.1))
-            oracle_result = run_oracle(repo, o["hidden_dir"], o["command"], o["dest"], oracle_s,
-                                       resolved.get("python"))
-            event["oracle"] = {k: oracle_result[k] for k in
-                               ("solved", "passed", "failed", "errors", "skipped", "failing", "error", "seconds")}
+            oracle_s = min(float(resolved["oracle"]["timeout_s"]), max((deadline - time.monotonic()) / 2, 0.1))
+            oracle_result = run_binding(repo, resolved["oracle"], resolved.get("python"), hide=[state_dir],
+                                        timeout_s=oracle_s)
+            event["oracle"] = event_summary(oracle_result)
 
         ctx = GateContext(
             repo=repo, state_dir=state_dir, blob_dir=paths.blobs, baseline=baseline, now=walked.manifest,

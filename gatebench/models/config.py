@@ -152,6 +152,10 @@ class OracleBinding(Strict):
     command: str
     dest: str
     timeout_s: float
+    baseline_dir: str | None = Field(None, description="the task's pristine repo: its test harness is the oracle's")
+    expected: list[str] = Field(default_factory=list, description="hidden test ids that decide `solved`")
+    sandbox: Literal["required", "auto", "off"] = Field(
+        "required", description="run the hidden tests in bubblewrap; `required` refuses to run without it")
 
 
 class ResolvedConfig(Strict):

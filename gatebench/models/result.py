@@ -60,6 +60,18 @@ class OracleSummary(Open):
     reused_from_stop: int | None = Field(
         None, description="the final tree hashed exactly as this stop's: its oracle result was reused"
     )
+    missing: list[str] = Field(default_factory=list, description="expected hidden tests that did not run")
+    sandboxed: bool | None = Field(None, description="the hidden tests ran inside bubblewrap")
+    harness: list[dict] = Field(default_factory=list,
+                                description="harness files removed or put back in the oracle's copy")
+
+
+class Finding(Open):
+    """A tamper or leak finding: what, where, why."""
+
+    kind: Literal["tamper", "leak"]
+    path: str
+    why: str
 
 
 class Versions(Open):
@@ -96,7 +108,7 @@ class ResultRecord(Open):
     attempt_no: int = Field(1, ge=1, description="1 + how many times this cell was retried after infra errors")
     status: Status
     error: str | None = None
-    solved: bool = Field(description="final oracle passed and no tamper; False for any status but ok")
+    solved: bool = Field(description="final oracle passed and no protected path changed; False for any status but ok")
     oracle: OracleSummary | None = None
     first_stop_solved: bool | None = Field(None, description="oracle at the first stop attempt: the no-gate counterfactual")
     stops: list[StopRecord] = Field(default_factory=list)
@@ -108,6 +120,8 @@ class ResultRecord(Open):
                                      "copy, as '<path> (<kind>)': skipped by every walk and copy, never read")
     leak: bool = False
     leaks: list[str] = Field(default_factory=list)
+    findings: list[Finding] = Field(default_factory=list, description="tamper and leak findings of the final work "
+                                    "copy and the cell's state: harness files, symlinks out, private content")
     turns: int = 0
     api_requests: int | None = None
     tool_calls: dict[str, int] = Field(default_factory=dict)

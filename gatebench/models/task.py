@@ -19,6 +19,11 @@ class Oracle(Strict):
     command: str = Field(description="pytest command over `dest`; the runner appends --junitxml")
     dest: str = Field("hidden_tests", description="folder of the oracle copy where hidden/<ID>/ files land")
     timeout_s: float = Field(TASK_TEST_TIMEOUT_S, gt=0, le=1800)
+    expected: list[str] = Field(
+        default_factory=list,
+        description="hidden test ids (file.py::name, optionally with [params]) that must each run and pass; "
+        "empty: the trace keys",
+    )
 
     @field_validator("dest")
     @classmethod
@@ -47,6 +52,11 @@ class Task(Strict):
     )
 
     _globs = field_validator("protected", "ignore")(check_globs)
+
+    def expected_tests(self) -> list[str]:
+        """The hidden test ids that decide `solved`: `oracle.expected`, else every trace key. An id
+        without `[...]` stands for each of its parametrized instances, at least one of which must run."""
+        return list(self.oracle.expected) or sorted(self.trace)
 
 
 InjectKind = Literal["plausible", "tamper", "hardcode", "partial", "noop"]

@@ -3,6 +3,10 @@
 By default it runs the *pristine* tests: when the agent touched protected paths (tests, conftest),
 the command runs in a temporary copy of the work tree where those paths are put back as they were
 in the baseline, so weakening or deleting a test does not make the gate pass.
+
+In bench mode the command always runs in such a copy, under the baseline's test harness
+(`harness.restore`), in gatebench's environment and inside the bubblewrap sandbox (`sandbox.py`):
+the agent's code never runs with write access to anything but that copy.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import stat
 import tempfile
 import time
 
-from gatebench.hook import defaults, proc, treecopy
+from gatebench.hook import defaults, harness, proc, sandbox, treecopy
 from gatebench.hook.gates import GateContext, Verdict
 from gatebench.hook.snapshot import read_blob
 from gatebench.hook.text import trim
@@ -86,13 +90,31 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
     if timeout <= 0:
         return Verdict("error", details={"error": "hook time budget spent before the tests could run"})
     restore = ctx.protected_touched if spec.get("pristine", True) else []
+    bench = ctx.resolved.get("mode") == "bench"
+    binding = ctx.resolved.get("oracle") or {}
     cwd, copy = ctx.repo, None
     details: dict = {"command": command, "pristine_restored": restore}
     try:
-        if restore:
+        if restore or bench:
             cwd = copy = pristine_copy(ctx, restore)
+        argv: list[str] | str = command
         env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-        r = proc.run(command, cwd=cwd, timeout_s=timeout, env=env)
+        if bench:
+            details["harness"] = harness.restore(copy, harness.from_manifest(ctx.baseline, ctx.blob_dir, read_blob))
+            mode = binding.get("sandbox") or "required"
+            why = sandbox.probe() if mode != "off" else "sandbox off"
+            details["sandboxed"] = not why
+            if why and mode == "required":
+                return Verdict("error", details={**details, "error": f"sandbox required but unavailable: {why}"})
+            env = sandbox.scrub_env(env)
+            if not why:
+                hidden = binding.get("hidden_dir")
+                private = sandbox.private_dirs(os.path.dirname(os.path.dirname(hidden)) if hidden else None,
+                                               ctx.state_dir)
+                argv = sandbox.wrap(sandbox.shell(command), writable=[copy], cwd=copy, python=ctx.python,
+                                    hide=private)
+                env = sandbox.clean_env(ctx.python)
+        r = proc.run(argv, cwd=cwd, timeout_s=timeout, env=env)
     except OSError as e:
         return Verdict("error", details={**details, "error": f"cannot prepare the test run: {e}"})
     finally:
@@ -105,7 +127,9 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
     if r.timed_out:
         feedback = f"The tests (`{command}`) did not finish within {timeout:.0f} s; something hangs.\n"
         return Verdict("block", trim(feedback + failure_digest(output), limit), details, seconds)
-    infra = SHELL_INFRA_CODES.get(r.returncode) if r.not_found or r.returncode in SHELL_INFRA_CODES else None  # type: ignore[arg-type]
+    infra = SHELL_INFRA_CODES.get(r.returncode) if r.not_found or r.returncode in SHELL_INFRA_CODES else None
+    if r.not_found and infra is None:
+        infra = f"cannot start {argv[0] if isinstance(argv, list) else 'the shell'}"
     if infra is None and "pytest" in command:
         infra = PYTEST_INFRA_CODES.get(r.returncode)  # type: ignore[arg-type]
     if infra:
