@@ -17,6 +17,11 @@ from gatebench.tasks import TaskFiles
 
 def bench_resolved(cfg: GateConfig, tf: TaskFiles, repo: Path, state: Path, python: str | None = None) -> ResolvedConfig:
     t = tf.task
+    from gatebench.taskenv import task_env
+
+    env = task_env(tf)
+    if env is not None:  # the visible tests and the oracle run in the task's own environment
+        python = env.python
     return resolve(
         cfg,
         mode="bench",
@@ -24,7 +29,8 @@ def bench_resolved(cfg: GateConfig, tf: TaskFiles, repo: Path, state: Path, pyth
         state_dir=state,
         task=TaskBinding(id=t.id, prompt=t.prompt, test_command=t.visible.command, test_timeout_s=t.visible.timeout_s),
         oracle=OracleBinding(hidden_dir=str(tf.hidden.resolve()), command=t.oracle.command, dest=t.oracle.dest,
-                             timeout_s=t.oracle.timeout_s),
+                             timeout_s=t.oracle.timeout_s, layout=t.oracle.layout,
+                             fail_to_pass=t.oracle.fail_to_pass, pass_to_pass=t.oracle.pass_to_pass),
         task_protected=t.protected,
         task_ignore=t.ignore,
         python=python or sys.executable,

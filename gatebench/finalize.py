@@ -32,7 +32,7 @@ from gatebench.metrics.stream import read_jsonl, stream_metrics
 from gatebench.metrics.transcript import find_transcript, transcript_metrics
 from gatebench.models.cell import CellMeta
 from gatebench.models.result import ResultRecord
-from gatebench.oracle import run_oracle
+from gatebench.oracle import oracle_options, run_oracle
 from gatebench.paths import project_root
 from gatebench.versions import versions
 
@@ -189,7 +189,7 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
     oracle = reusable_oracle(cell, resolved, events_all, sid) if reuse_oracle else None
     if oracle is None:
         oracle = run_oracle(str(cell.repo), o["hidden_dir"], o["command"], o["dest"], o["timeout_s"],
-                            resolved.get("python"))
+                            resolved.get("python"), **oracle_options(o))
     changed = tampered(cell.repo, cell.state, resolved)
     private = [Path(meta.hidden_dir), Path(meta.reference_dir), Path(meta.inject_dir), cell.state]
     leaks = scan(sm["tool_inputs"], cell.repo, private, project_root())

@@ -76,6 +76,52 @@ def summarize(outcomes: dict[str, str], error: str | None, seconds: float, retur
     }
 
 
+# Files that configure pytest for a whole tree. In the `original` layout none of the copy's own
+# survive: the hidden folder brings the task's harness, so an agent's new conftest.py cannot decide.
+HARNESS_ROOT_FILES = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml")
+
+
+def lay_original(copy: str, hidden_dir: str) -> None:
+    """Layout `original`: drop the copy's pytest harness, then lay every hidden file at its own path."""
+    for name in HARNESS_ROOT_FILES:
+        p = os.path.join(copy, name)
+        if os.path.lexists(p) and not os.path.isdir(p):
+            os.remove(p)
+    for dirpath, dirnames, filenames in os.walk(copy):
+        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
+        if "conftest.py" in filenames:
+            os.remove(os.path.join(dirpath, "conftest.py"))
+    for dirpath, dirnames, filenames in os.walk(hidden_dir):
+        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
+        rel = os.path.relpath(dirpath, hidden_dir)
+        for f in filenames:
+            if f.endswith(".pyc"):
+                continue
+            target = os.path.normpath(os.path.join(copy, rel, f))
+            if os.path.isdir(target) and not os.path.islink(target):
+                shutil.rmtree(target)
+            elif os.path.lexists(target):
+                os.remove(target)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            shutil.copy2(os.path.join(dirpath, f), target)
+
+
+def judge_sets(result: dict, fail_to_pass: list[str], pass_to_pass: list[str]) -> dict:
+    """SWE-bench's `resolved`: solved iff every FAIL_TO_PASS and PASS_TO_PASS test passed (a test that did not
+    run counts as failing); `failing` is narrowed to those sets. Other hidden tests are reported, not judged."""
+    expected = set(fail_to_pass) | set(pass_to_pass)
+    if not expected:
+        return result
+    outcomes = result["tests"]
+    failing = sorted(t for t in expected if outcomes.get(t) != "passed")
+    return {**result, "solved": not result["error"] and not failing, "failing": failing}
+
+
+def oracle_options(binding: dict) -> dict:
+    """The keyword arguments of run_oracle that only some tasks' bindings carry (imported tasks)."""
+    return {k: binding[k] for k in ("layout", "fail_to_pass", "pass_to_pass") if binding.get(k)}
+
+
 def run_oracle(
     work: str,
     hidden_dir: str,
@@ -83,6 +129,9 @@ def run_oracle(
     dest: str = "hidden_tests",
     timeout_s: float = 60,
     python: str | None = None,
+    layout: str = "dest",
+    fail_to_pass: list[str] | None = None,
+    pass_to_pass: list[str] | None = None,
 ) -> dict:
     """Run the hidden tests against a copy of `work`. Never raises for the agent's faults."""
     t0 = time.monotonic()
@@ -91,11 +140,15 @@ def run_oracle(
         copy = os.path.join(tmp, "tree")
         try:
             shutil.copytree(work, copy, symlinks=True, ignore=_ignore)
-            target = os.path.join(copy, dest)
-            if os.path.lexists(target):
-                # The agent created a folder where hidden tests land: the hidden ones win.
-                shutil.rmtree(target) if os.path.isdir(target) and not os.path.islink(target) else os.remove(target)
-            shutil.copytree(hidden_dir, target, ignore=_ignore)
+            if layout == "original":
+                lay_original(copy, hidden_dir)
+                dest = ""
+            else:
+                target = os.path.join(copy, dest)
+                if os.path.lexists(target):
+                    # The agent created a folder where hidden tests land: the hidden ones win.
+                    shutil.rmtree(target) if os.path.isdir(target) and not os.path.islink(target) else os.remove(target)
+                shutil.copytree(hidden_dir, target, ignore=_ignore)
         except OSError as e:
             return summarize({}, f"cannot prepare the oracle copy: {e}", time.monotonic() - t0, None)
         junit = os.path.join(tmp, "junit.xml")
@@ -119,6 +172,7 @@ def run_oracle(
             error = f"the oracle collected no tests (exit {r.returncode})"
         if not error and r.returncode not in (0, 1, 2):  # 2: collection errors, the code's fault
             error = f"pytest exited {r.returncode}: {(r.stdout + r.stderr)[-500:]}"
-        return summarize(outcomes, error, time.monotonic() - t0, r.returncode)
+        result = summarize(outcomes, error, time.monotonic() - t0, r.returncode)
+        return judge_sets(result, fail_to_pass or [], pass_to_pass or [])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

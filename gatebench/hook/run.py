@@ -167,11 +167,11 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
 
         oracle_result = None
         if bench and resolved.get("oracle"):
-            from gatebench.oracle import run_oracle
+            from gatebench.oracle import oracle_options, run_oracle
 
             o = resolved["oracle"]
             oracle_result = run_oracle(repo, o["hidden_dir"], o["command"], o["dest"], o["timeout_s"],
-                                       resolved.get("python"))
+                                       resolved.get("python"), **oracle_options(o))
             event["oracle"] = {k: oracle_result[k] for k in
                                ("solved", "passed", "failed", "errors", "skipped", "failing", "error", "seconds")}
 

@@ -126,6 +126,9 @@ class OracleBinding(Strict):
     command: str
     dest: str
     timeout_s: float
+    layout: Literal["dest", "original"] = "dest"
+    fail_to_pass: list[str] = Field(default_factory=list)
+    pass_to_pass: list[str] = Field(default_factory=list)
 
 
 class ResolvedConfig(Strict):
