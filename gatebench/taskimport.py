@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import io
+import os
 import re
 import shlex
 import shutil
@@ -40,6 +41,7 @@ THIN_WORDS = 12  # a commit message under this many words rarely states the beha
 MAX_PARTIAL_TRIES = 8
 MAX_PARTIALS = 3
 PYTEST = "{python} -m pytest -q -p no:cacheprovider"
+COMPILE_ONLY = "{python} -m compileall -q ."
 PROMPT_TAIL = ("\n\nMake this change in the repository. The existing tests describe behaviour that must keep "
                "working unless the change itself requires updating them.")
 
@@ -153,10 +155,23 @@ def visible_command(visible_files: list[str], changed_tests: list[str]) -> str:
     changed = set(changed_tests)
     kept = [f for f in visible_files if f not in changed]
     if not kept:  # every test module is part of the fix: the visible check is that the code compiles
-        return "{python} -m compileall -q ."
+        return COMPILE_ONLY
     roots = sorted({f.split("/", 1)[0] for f in kept})
     ignored = sorted(f for f in visible_files if f in changed)
     return " ".join([PYTEST, *roots, *(f"--ignore={f}" for f in ignored)])
+
+
+def run_visible(tree: Path, command: str, python: str, timeout_s: float) -> int | None:
+    """Exit code of the visible command on a copy of `tree` (None: it timed out)."""
+    with tempfile.TemporaryDirectory(prefix="gatebench-visible-") as tmp:
+        copy = Path(tmp) / "repo"
+        shutil.copytree(tree, copy, symlinks=True)
+        try:
+            r = subprocess.run(command.replace("{python}", shlex.quote(python)), shell=True, cwd=copy,
+                               capture_output=True, timeout=timeout_s, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+        except subprocess.TimeoutExpired:
+            return None
+    return r.returncode
 
 
 def next_task_id(home: Path) -> str:
@@ -281,6 +296,14 @@ def import_task(repo: Path, commit: str, home: Path, *, task_id: str | None = No
         visible_files = sorted(str(p.relative_to(ptree)) for p in ptree.rglob("*.py")
                                if GlobSet(globs).match(str(p.relative_to(ptree))) and is_test_module(p.name))
         visible = visible_command(visible_files, [p for s, p in test_changes])
+        rc = run_visible(ptree, visible, env.python, timeout_s)
+        if rc == 5:  # pytest collected nothing (e.g. *_test.py scripts that hold no tests)
+            warnings.append(f"the visible tests ({visible}) collect nothing on the base: the visible check is "
+                            "compileall")
+            visible = COMPILE_ONLY
+        elif rc != 0:
+            warnings.append(f"the visible tests fail on the base (exit {rc}): the tests gate will block every "
+                            f"end state ({visible})")
         task = Task(
             id=tid, title=f"{repo.name}: {commit_message(repo, sha).splitlines()[0][:100] or sha[:12]}"[:200],
             kinds=["bugfix"], prompt=prompt,
