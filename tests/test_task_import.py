@@ -255,3 +255,26 @@ def test_original_layout_lays_hidden_tests_at_their_paths_and_ignores_the_agents
     r = run_oracle(str(work), str(hidden), cmd, "", 60, layout="original",
                    fail_to_pass=["tests/test_f.py::test_one", "tests/test_f.py::test_gone"])
     assert not r["solved"] and r["failing"] == ["tests/test_f.py::test_gone"]
+
+
+def test_the_agents_own_python_in_a_prepared_cell_is_the_task_environment(history, home: Path, tmp_path: Path):
+    """Real CLI: the cell's settings put the task environment first on PATH, so the agent's Bash `python` is the
+    environment's, as are the visible tests and the oracle (the resolved config's python)."""
+    from cli_harness import describe_run, fake_api, run_cli
+
+    from gatebench.sim.brain import brain_from_data
+
+    repo, c = history
+    res = json.loads(cli("task", "import", str(repo), c["fix"], "--json").stdout)
+    cell = tmp_path / "cell"
+    cli("prep", "T1", "--config", "none", "--out", str(cell))
+    env_dir = ENV_CACHE / res["env"]["key"]
+    resolved = json.loads((cell / "state" / "config.json").read_text())
+    assert resolved["python"] == str(env_dir / "bin" / "python")
+    bash = {"content": [{"type": "tool_use", "name": "Bash", "input": {
+        "command": "python -c 'import sys; print(\"PREFIX=\" + sys.prefix)'", "description": "which python"}}]}
+    script = {"steps": [{"on": "start", "turns": [bash, {"content": [{"type": "text", "text": "Done."}]}]}]}
+    with fake_api(brain_from_data(script)) as (url, api):
+        run = run_cli("check python", cell / "repo", url, home=cell / "home")
+    bodies = json.dumps([r["body"] for r in api.message_requests()])
+    assert f"PREFIX={env_dir}" in bodies, describe_run(run, api)
