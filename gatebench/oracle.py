@@ -81,29 +81,50 @@ def summarize(outcomes: dict[str, str], error: str | None, seconds: float, retur
 HARNESS_ROOT_FILES = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml")
 
 
+def _real_dir(copy: str, rel_dir: str) -> str:
+    """copy/rel_dir as a real directory: a symlink or file the agent put on the way is removed, so a hidden file
+    can never be written through a link to outside the copy."""
+    cur = copy
+    for part in [p for p in rel_dir.split(os.sep) if p and p != "."]:
+        cur = os.path.join(cur, part)
+        if os.path.islink(cur) or (os.path.lexists(cur) and not os.path.isdir(cur)):
+            os.remove(cur)
+        os.makedirs(cur, exist_ok=True)
+    return cur
+
+
 def lay_original(copy: str, hidden_dir: str) -> None:
-    """Layout `original`: drop the copy's pytest harness, then lay every hidden file at its own path."""
-    for name in HARNESS_ROOT_FILES:
-        p = os.path.join(copy, name)
-        if os.path.lexists(p) and not os.path.isdir(p):
-            os.remove(p)
+    """Layout `original`: drop the copy's pytest harness, then lay every hidden file at its own path.
+
+    Removed: every conftest.py, and the pytest config files in the root and in every folder on the way
+    to a hidden file (pytest looks for its config from the tests' common folder upwards)."""
     for dirpath, dirnames, filenames in os.walk(copy):
         dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
         if "conftest.py" in filenames:
             os.remove(os.path.join(dirpath, "conftest.py"))
+    files = []
     for dirpath, dirnames, filenames in os.walk(hidden_dir):
         dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
         rel = os.path.relpath(dirpath, hidden_dir)
-        for f in filenames:
-            if f.endswith(".pyc"):
-                continue
-            target = os.path.normpath(os.path.join(copy, rel, f))
-            if os.path.isdir(target) and not os.path.islink(target):
-                shutil.rmtree(target)
-            elif os.path.lexists(target):
-                os.remove(target)
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            shutil.copy2(os.path.join(dirpath, f), target)
+        files += [os.path.normpath(os.path.join(rel, f)) for f in filenames if not f.endswith(".pyc")]
+    folders = {""}
+    for rel in files:
+        parts = rel.split(os.sep)[:-1]
+        folders.update(os.sep.join(parts[:i]) for i in range(1, len(parts) + 1))
+    for folder in sorted(folders):
+        d = _real_dir(copy, folder)
+        for name in HARNESS_ROOT_FILES:
+            p = os.path.join(d, name)
+            if os.path.lexists(p) and not os.path.isdir(p):
+                os.remove(p)
+    for rel in files:
+        d = _real_dir(copy, os.path.dirname(rel))
+        target = os.path.join(d, os.path.basename(rel))
+        if os.path.isdir(target) and not os.path.islink(target):
+            shutil.rmtree(target)
+        elif os.path.lexists(target):
+            os.remove(target)
+        shutil.copy2(os.path.join(hidden_dir, rel), target)
 
 
 def judge_sets(result: dict, fail_to_pass: list[str], pass_to_pass: list[str]) -> dict:

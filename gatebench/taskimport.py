@@ -117,9 +117,11 @@ def split_changes(changes: list[tuple[str, str]], globs: list[str]) -> tuple[lis
     return [c for c in changes if tests.match(c[1])], [c for c in changes if not tests.match(c[1])]
 
 
-def harness_files(tree: Path) -> list[str]:
-    """The tree's pytest harness: root config files and every conftest.py."""
-    out = [n for n in HARNESS_ROOT_FILES if (tree / n).is_file()]
+def harness_files(tree: Path, tests: list[str]) -> list[str]:
+    """The tree's pytest harness: every conftest.py, and the pytest config files in the root and in every
+    folder on the way to a test (the oracle removes the agent's from exactly those places)."""
+    folders = {""} | {"/".join(t.split("/")[:i]) for t in tests for i in range(1, t.count("/") + 1)}
+    out = [f"{d}/{n}".lstrip("/") for d in sorted(folders) for n in HARNESS_ROOT_FILES if (tree / d / n).is_file()]
     out += sorted(str(p.relative_to(tree)) for p in tree.rglob("conftest.py") if ".git" not in p.parts)
     return out
 
@@ -245,7 +247,7 @@ def import_task(repo: Path, commit: str, home: Path, *, task_id: str | None = No
         # Hidden: the commit's changed test files, plus the parent's harness (the commit's where it changed it).
         hidden = staging / "hidden" / tid
         test_paths = {p for s, p in test_changes if s != "D"}
-        for rel in sorted(set(harness_files(ptree)) | test_paths):
+        for rel in sorted(set(harness_files(ptree, sorted(test_paths))) | test_paths):
             src = ctree / rel if rel in test_paths else ptree / rel
             if src.is_file():
                 _write(hidden, rel, src.read_bytes())
@@ -328,7 +330,7 @@ def import_task(repo: Path, commit: str, home: Path, *, task_id: str | None = No
                 (home / base).mkdir(parents=True, exist_ok=True)
                 src.rename(home / base / tid)
         seconds = round(time.monotonic() - t0 - (t_env if env.built else 0), 3)
-        return ImportResult(tid, parent, sha, prompt_from, f2p, p2p, sorted(test_paths | set(harness_files(ptree))),
+        return ImportResult(tid, parent, sha, prompt_from, f2p, p2p, sorted(test_paths | set(harness_files(ptree, sorted(test_paths)))),
                             ref_files, injections,
                             {"key": env.key, "python": env.python, "built": env.built, "seconds": env.seconds},
                             warnings, seconds)

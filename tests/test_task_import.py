@@ -233,6 +233,7 @@ def test_original_layout_lays_hidden_tests_at_their_paths_and_ignores_the_agents
         "import pytest\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
         "    out = yield\n    out.get_result().outcome = 'passed'\n")
     (work / "pytest.ini").write_text("[pytest]\naddopts = -p no:junitxml\n")
+    (work / "tests" / "tox.ini").write_text("[pytest]\naddopts = -p no:junitxml\n")  # found first from tests/
     (hidden / "tests").mkdir(parents=True)
     (hidden / "tests" / "test_f.py").write_text(
         "from pkg import f\n\ndef test_one():\n    assert f() == 2\n\ndef test_other():\n    assert f() == 1\n\n"
@@ -278,3 +279,16 @@ def test_the_agents_own_python_in_a_prepared_cell_is_the_task_environment(histor
         run = run_cli("check python", cell / "repo", url, home=cell / "home")
     bodies = json.dumps([r["body"] for r in api.message_requests()])
     assert f"PREFIX={env_dir}" in bodies, describe_run(run, api)
+
+
+def test_original_layout_never_writes_through_a_link_the_agent_put_on_the_way(tmp_path: Path):
+    work, hidden, outside = tmp_path / "work", tmp_path / "hidden", tmp_path / "outside"
+    work.mkdir()
+    outside.mkdir()
+    (work / "tests").symlink_to(outside)
+    (hidden / "tests").mkdir(parents=True)
+    (hidden / "tests" / "test_t.py").write_text("def test_t():\n    assert True\n")
+    r = run_oracle(str(work), str(hidden), "{python} -m pytest -q -p no:cacheprovider --rootdir=. tests/test_t.py",
+                   "", 60, layout="original", fail_to_pass=["tests/test_t.py::test_t"])
+    assert r["solved"], r
+    assert list(outside.iterdir()) == [], "a hidden file was written through the agent's symlink"
