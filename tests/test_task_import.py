@@ -292,3 +292,19 @@ def test_original_layout_never_writes_through_a_link_the_agent_put_on_the_way(tm
                    "", 60, layout="original", fail_to_pass=["tests/test_t.py::test_t"])
     assert r["solved"], r
     assert list(outside.iterdir()) == [], "a hidden file was written through the agent's symlink"
+
+
+def test_bad_options_are_refused_naming_them_and_write_nothing(history, home: Path, tmp_path: Path):
+    repo, c = history
+    cases = [
+        (["--python", "3.99"], "no python3.99 on PATH"),
+        (["--tests", "spec/**"], "changes no test (no changed file matches --tests spec/**)"),
+        (["--prompt-file", str(tmp_path / "missing.md")], "--prompt-file"),
+        (["--id", "../x"], "--id '../x'"),
+    ]
+    for extra, message in cases:
+        r = cli("task", "import", str(repo), c["fix"], *extra, check=False)
+        assert r.returncode == 2 and message in r.stderr, (extra, r.stderr)
+    r = cli("task", "import", str(repo), "no-such-commit", check=False)
+    assert r.returncode == 2 and "no-such-commit" in r.stderr
+    assert bench_files(home) == [] and not list(home.glob(".import-*"))
