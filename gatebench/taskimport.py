@@ -28,9 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+from pydantic import ValidationError
 
 from gatebench.cli import UsageError
 from gatebench.hook.globs import GlobSet
+from gatebench.loading import describe
 from gatebench.models.task import ImportSource, Inject, Oracle, Task, TaskEnv, VisibleTests
 from gatebench.oracle import HARNESS_ROOT_FILES, run_oracle
 from gatebench.taskenv import EnvInfo, dep_files, ensure_env
@@ -247,7 +249,8 @@ def import_task(repo: Path, commit: str, home: Path, *, task_id: str | None = No
         # Hidden: the commit's changed test files, plus the parent's harness (the commit's where it changed it).
         hidden = staging / "hidden" / tid
         test_paths = {p for s, p in test_changes if s != "D"}
-        for rel in sorted(set(harness_files(ptree, sorted(test_paths))) | test_paths):
+        hidden_files = sorted(set(harness_files(ptree, sorted(test_paths))) | test_paths)
+        for rel in hidden_files:
             src = ctree / rel if rel in test_paths else ptree / rel
             if src.is_file():
                 _write(hidden, rel, src.read_bytes())
@@ -262,10 +265,9 @@ def import_task(repo: Path, commit: str, home: Path, *, task_id: str | None = No
             warnings.append(f"left out {len(flaky)} flaky test(s) (passed only in some runs on the commit): "
                             f"{', '.join(flaky[:5])}")
         if not f2p:
-            both = sorted(t for t in p2p)
             failing = sorted(t for t, v in commit_runs[0]["tests"].items() if v != "passed")
             raise UsageError(f"commit {sha[:12]}: its tests already pass on the parent, nothing goes from failing to "
-                             f"passing: {', '.join(both[:20]) or 'none'}"
+                             f"passing: {', '.join(p2p[:20]) or 'none'}"
                              + (f"; failing on the commit too: {', '.join(failing[:20])}" if failing else ""))
         log(f"FAIL_TO_PASS {len(f2p)}, PASS_TO_PASS {len(p2p)} (hidden tests: {', '.join(modules)})")
 
@@ -306,16 +308,19 @@ def import_task(repo: Path, commit: str, home: Path, *, task_id: str | None = No
         elif rc != 0:
             warnings.append(f"the visible tests fail on the base (exit {rc}): the tests gate will block every "
                             f"end state ({visible})")
-        task = Task(
-            id=tid, title=f"{repo.name}: {commit_message(repo, sha).splitlines()[0][:100] or sha[:12]}"[:200],
-            kinds=["bugfix"], prompt=prompt,
-            visible=VisibleTests(command=visible, timeout_s=min(1800, timeout_s)),
-            oracle=Oracle(command=command, dest="hidden_tests", timeout_s=min(1800, timeout_s), layout="original",
-                          fail_to_pass=f2p, pass_to_pass=p2p),
-            protected=globs,
-            env=env_spec,
-            source=ImportSource(repo=str(repo), commit=sha, parent=parent, prompt_from=prompt_from),
-        )
+        title = commit_message(repo, sha).splitlines()[0][:100] if commit_message(repo, sha) else sha[:12]
+        try:
+            task = Task(
+                id=tid, title=f"{repo.name}: {title}"[:200], kinds=["bugfix"], prompt=prompt,
+                visible=VisibleTests(command=visible, timeout_s=min(1800, timeout_s)),
+                oracle=Oracle(command=command, timeout_s=min(1800, timeout_s), layout="original",
+                              fail_to_pass=f2p, pass_to_pass=p2p),
+                protected=globs, env=env_spec,
+                source=ImportSource(repo=str(repo), commit=sha, parent=parent, prompt_from=prompt_from),
+            )
+        except ValidationError as e:
+            where = "--prompt-file" if prompt_from == "prompt file" else "the imported task"
+            raise UsageError(f"{where}: {describe(e)}") from None
         _dump(tdir / "task.yaml", task.model_dump(mode="json", exclude_none=True, exclude_defaults=False))
         tf = load_task(tid, staging)
 
@@ -330,8 +335,7 @@ def import_task(repo: Path, commit: str, home: Path, *, task_id: str | None = No
                 (home / base).mkdir(parents=True, exist_ok=True)
                 src.rename(home / base / tid)
         seconds = round(time.monotonic() - t0 - (t_env if env.built else 0), 3)
-        return ImportResult(tid, parent, sha, prompt_from, f2p, p2p, sorted(test_paths | set(harness_files(ptree, sorted(test_paths)))),
-                            ref_files, injections,
+        return ImportResult(tid, parent, sha, prompt_from, f2p, p2p, hidden_files, ref_files, injections,
                             {"key": env.key, "python": env.python, "built": env.built, "seconds": env.seconds},
                             warnings, seconds)
     finally:
