@@ -278,7 +278,13 @@ def import_task(repo: Path, commit: str, home: Path, *, task_id: str | None = No
             if s == "D":
                 warnings.append(f"the commit deletes {rel}; the reference (an overlay) keeps it")
             elif (ctree / rel).is_file():
-                _write(reference, rel, (ctree / rel).read_bytes())
+                data = (ctree / rel).read_bytes()
+                try:
+                    data.decode("utf-8")
+                except UnicodeDecodeError:  # end states are text (the sim agent writes them with Write)
+                    warnings.append(f"the commit changes the binary file {rel}; the reference leaves it out")
+                    continue
+                _write(reference, rel, data)
                 ref_files.append(rel)
         reference.mkdir(parents=True, exist_ok=True)
 
