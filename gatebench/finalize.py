@@ -34,6 +34,7 @@ from gatebench.models.cell import CellMeta
 from gatebench.models.result import ResultRecord
 from gatebench.oracle import oracle_options, run_oracle
 from gatebench.paths import project_root
+from gatebench.taskenv import env_tampered
 from gatebench.versions import versions
 
 ORACLE_KEYS = ("solved", "passed", "failed", "errors", "skipped", "seconds", "failing", "error")
@@ -190,7 +191,7 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
     if oracle is None:
         oracle = run_oracle(str(cell.repo), o["hidden_dir"], o["command"], o["dest"], o["timeout_s"],
                             resolved.get("python"), **oracle_options(o))
-    changed = tampered(cell.repo, cell.state, resolved)
+    changed = tampered(cell.repo, cell.state, resolved) + env_tampered(resolved.get("python"))
     private = [Path(meta.hidden_dir), Path(meta.reference_dir), Path(meta.inject_dir), cell.state]
     leaks = scan(sm["tool_inputs"], cell.repo, private, project_root())
     result = sm["result"] or {}

@@ -86,12 +86,13 @@ def ensure_env(repo: Path, env: TaskEnv, cache: Path | None = None) -> EnvInfo:
     key = env_key(repo, env)
     d = cache / key
     t0 = time.monotonic()
-    if (d / "ready.json").is_file():
+    if intact(d):
         return EnvInfo(key, d, str(env_python(d)), False, round(time.monotonic() - t0, 3))
     cache.mkdir(parents=True, exist_ok=True)
     with FileLock(str(cache / f"{key}.lock")):
-        if (d / "ready.json").is_file():  # another process built it while this one waited
+        if intact(d):  # another process built it while this one waited
             return EnvInfo(key, d, str(env_python(d)), False, round(time.monotonic() - t0, 3))
+        # Missing, half-built, or changed since it was built (an agent can `pip install` into it): build anew.
         shutil.rmtree(d, ignore_errors=True)
         try:
             freeze = _build(repo, env, d)
@@ -100,8 +101,51 @@ def ensure_env(repo: Path, env: TaskEnv, cache: Path | None = None) -> EnvInfo:
             raise
         seconds = round(time.monotonic() - t0, 3)
         (d / "ready.json").write_text(json.dumps({"key": key, "python": env.python, "seconds": seconds,
-                                                  "packages": freeze}, indent=1) + "\n")
+                                                  "fingerprint": fingerprint(d), "packages": freeze}, indent=1) + "\n")
     return EnvInfo(key, d, str(env_python(d)), True, seconds)
+
+
+def fingerprint(d: Path) -> str:
+    """Hash of every file's path, size, mtime, ctime and mode under d (but ready.json). ctime cannot be set
+    back by a process, so a file written after the build shows even if its mtime and size were restored.
+    Running python or pytest in the environment does not change it: pip compiled every module at install."""
+    h = hashlib.sha256()
+    for dirpath, dirnames, filenames in os.walk(d):
+        dirnames.sort()
+        for name in sorted(filenames):
+            p = os.path.join(dirpath, name)
+            rel = os.path.relpath(p, d)
+            if rel == "ready.json":
+                continue
+            st = os.lstat(p)
+            h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_mode}\n".encode())
+    return h.hexdigest()
+
+
+def _ready(d: Path) -> dict | None:
+    try:
+        data = json.loads((d / "ready.json").read_text())
+        return data if isinstance(data, dict) else None
+    except (OSError, ValueError):
+        return None
+
+
+def intact(d: Path) -> bool:
+    """Built to the end, and not changed since."""
+    ready = _ready(d)
+    return bool(ready) and ready.get("fingerprint") == fingerprint(d)
+
+
+def env_tampered(python: str | None) -> list[str]:
+    """finalize: a task environment (the resolved config's python lives in one) changed since it was built
+    counts as tampering: the agent could have installed a pytest plugin or a .pth that the oracle then loads."""
+    if not python:
+        return []
+    d = Path(python).parent.parent
+    ready = _ready(d)
+    if ready is None or "fingerprint" not in ready:
+        return []
+    return [] if ready["fingerprint"] == fingerprint(d) else [f"<task environment {d.name}>"]
 
 
 def _run(argv: list[str] | str, log: Path, **kw) -> subprocess.CompletedProcess:

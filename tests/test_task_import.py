@@ -308,3 +308,27 @@ def test_bad_options_are_refused_naming_them_and_write_nothing(history, home: Pa
     r = cli("task", "import", str(repo), "no-such-commit", check=False)
     assert r.returncode == 2 and "no-such-commit" in r.stderr
     assert bench_files(home) == [] and not list(home.glob(".import-*"))
+
+
+def test_a_task_environment_changed_after_its_build_is_tamper_and_is_rebuilt(tmp_path: Path):
+    """The agent's `python` is the environment's, so it can `pip install` into it: a pytest plugin or a .pth
+    there would run inside the oracle. finalize counts a changed environment as tamper; the next use rebuilds."""
+    from gatebench.models.task import TaskEnv
+    from gatebench.taskenv import ensure_env, env_tampered, fingerprint, intact
+
+    base = tmp_path / "base"
+    base.mkdir()
+    (base / "m.py").write_text("X = 1\n")
+    spec = TaskEnv(python=f"{sys.version_info[0]}.{sys.version_info[1]}", setup="echo tamper-test")
+    env = ensure_env(base, spec, ENV_CACHE)
+    before = fingerprint(env.dir)
+    # Using the environment as the bench and the agent do leaves it intact.
+    r = subprocess.run([env.python, "-m", "pytest", "--version"], capture_output=True, text=True)
+    assert r.returncode == 0 and intact(env.dir) and fingerprint(env.dir) == before
+    assert env_tampered(env.python) == []
+    site = next((env.dir / "lib").glob("python*/site-packages"))
+    (site / "zz_agent.pth").write_text("import os\n")
+    assert env_tampered(env.python) == [f"<task environment {env.dir.name}>"] and not intact(env.dir)
+    again = ensure_env(base, spec, ENV_CACHE)
+    assert again.built and intact(again.dir) and not (site / "zz_agent.pth").exists()
+    assert env_tampered(sys.executable) == [], "the bench's own interpreter is no task environment"
