@@ -198,6 +198,8 @@ def test_a_fix_imports_passes_selftest_and_check_and_runs_a_sim_matrix_to_a_repo
     recs = [json.loads(x) for x in (runs / "imp" / "results.jsonl").read_text().splitlines()]
     assert sorted(x["config"] for x in recs) == ["none", "tests"], m.stderr
     assert all(x["status"] == "ok" and x["task"] == "T1" for x in recs), [(x["status"], x.get("error")) for x in recs]
+    # Running the visible tests and the oracle in the task environment does not count as changing it.
+    assert not any(t.startswith("<task environment") for x in recs for t in x["tampered"])
     # The hook ran the imported oracle at every stop: its outcome on the sim agent's end state is recorded.
     assert all(x["stops"] and x["stops"][0]["oracle_solved"] is not None for x in recs)
     a = cli("analyze", str(runs / "imp"))
