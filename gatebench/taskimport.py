@@ -40,7 +40,7 @@ from gatebench.tasks import load_task
 
 DEFAULT_TEST_GLOBS = ["tests/**", "test/**", "testing/**", "test_*.py", "*_test.py", "conftest.py"]
 THIN_WORDS = 12  # a commit message under this many words rarely states the behaviour the tests check
-MAX_PARTIAL_TRIES = 8
+MAX_PARTIAL_TRIES = 6
 MAX_PARTIALS = 3
 PYTEST = "{python} -m pytest -q -p no:cacheprovider"
 COMPILE_ONLY = "{python} -m compileall -q ."
@@ -311,7 +311,8 @@ def import_task(repo: Path, commit: str, home: Path, *, task_id: str | None = No
             warnings.append(f"the visible tests ({visible}) collect nothing on the base: the visible check is "
                             "compileall")
             visible = COMPILE_ONLY
-        elif rc != 0:
+            rc = run_visible(ptree, visible, env.python, timeout_s)
+        if rc != 0:
             warnings.append(f"the visible tests fail on the base (exit {rc}): the tests gate will block every "
                             f"end state ({visible})")
         title = commit_message(repo, sha).splitlines()[0][:100] if commit_message(repo, sha) else sha[:12]
@@ -331,7 +332,7 @@ def import_task(repo: Path, commit: str, home: Path, *, task_id: str | None = No
         tf = load_task(tid, staging)
 
         injections = make_injections(tf, ptree, ctree, code_changes, test_changes, visible_files, modules,
-                                     env.python, timeout_s, log)
+                                     env.python, timeout_s, log, rc)
         if len(injections) < 3:
             warnings.append(f"only {len(injections)} injections could be made (selftest wants 3)")
 
@@ -349,10 +350,11 @@ def import_task(repo: Path, commit: str, home: Path, *, task_id: str | None = No
 
 
 def make_injections(tf, ptree: Path, ctree: Path, code_changes, test_changes, visible_files: list[str],
-                    modules: list[str], python: str, timeout_s: float, log) -> dict[str, dict]:
+                    modules: list[str], python: str, timeout_s: float, log, base_visible_rc: int | None = 0,
+                    ) -> dict[str, dict]:
     """noop, partials (the reference with one hunk reverted, kept when the hidden tests see it), a tamper;
     each judged by the real hook (selftest's judge), which measures `fails` and `blocked_by`."""
-    from gatebench.selftest import judge
+    from gatebench.selftest import Judged, judge
 
     o = tf.task.oracle
     # A partial only has to fail one FAIL_TO_PASS test: try with those alone (the judge below runs everything).
@@ -411,8 +413,12 @@ def make_injections(tf, ptree: Path, ctree: Path, code_changes, test_changes, vi
             _write(d / "files", rel, text.encode())
         _dump(d / "inject.yaml", {"kind": name.split("_", 1)[0], "description": description, "fails": ["?"],
                                   "blocked_by": [], "delete": delete})
+    # noop is the base, already measured: it fails exactly FAIL_TO_PASS, the diff gate blocks it (nothing
+    # changed), the tests gate iff the visible tests failed on the base. selftest re-checks all of it.
+    noop = Judged("inject:noop", {"diff": "block", "tests": "pass" if base_visible_rc == 0 else "block"},
+                  {"failing": list(o.fail_to_pass), "solved": False}, [])
     with ThreadPoolExecutor(max_workers=2) as pool:
-        judged = list(pool.map(lambda c: judge(tf, f"inject:{c[0]}", False, rerun=False), candidates))
+        judged = [noop, *pool.map(lambda c: judge(tf, f"inject:{c[0]}", False, rerun=False), candidates[1:])]
     out: dict[str, dict] = {}
     for (name, description, _files, delete), j in zip(candidates, judged, strict=True):
         d = tf.inject / name
