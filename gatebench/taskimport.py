@@ -25,6 +25,7 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import zip_longest
 from pathlib import Path
 
 import yaml
@@ -41,6 +42,7 @@ from gatebench.tasks import load_task
 DEFAULT_TEST_GLOBS = ["tests/**", "test/**", "testing/**", "test_*.py", "*_test.py", "conftest.py"]
 THIN_WORDS = 12  # a commit message under this many words rarely states the behaviour the tests check
 MAX_PARTIAL_TRIES = 6
+PACKAGING_FILES = {"setup.py", "conftest.py", "noxfile.py", "conf.py"}  # never where a fix lives
 MAX_PARTIALS = 3
 PYTEST = "{python} -m pytest -q -p no:cacheprovider"
 COMPILE_ONLY = "{python} -m compileall -q ."
@@ -365,16 +367,18 @@ def make_injections(tf, ptree: Path, ctree: Path, code_changes, test_changes, vi
     # Partials: try hunks of the changed source files in order; keep the ones the hidden tests fail on.
     ref_text = {rel: (ctree / rel).read_text(encoding="utf-8", errors="replace")
                 for s, rel in code_changes if s != "D" and (ctree / rel).is_file()}
-    tries: list[tuple[str, dict[str, str], list[str]]] = []
+    per_file: list[list[tuple[str, dict[str, str], list[str]]]] = []
     for s, rel in code_changes:
-        if not rel.endswith(".py") or rel not in ref_text:
+        if not rel.endswith(".py") or rel not in ref_text or rel.rsplit("/", 1)[-1] in PACKAGING_FILES:
             continue
         if s == "A":
-            tries.append((f"without new {rel}", {k: v for k, v in ref_text.items() if k != rel}, [rel]))
+            per_file.append([(f"without new {rel}", {k: v for k, v in ref_text.items() if k != rel}, [rel])])
             continue
         old = (ptree / rel).read_text(encoding="utf-8", errors="replace")
-        for n, text in enumerate(hunk_reverts(old, ref_text[rel]), 1):
-            tries.append((f"hunk {n} of {rel} reverted", {**ref_text, rel: text}, []))
+        per_file.append([(f"hunk {n} of {rel} reverted", {**ref_text, rel: text}, [])
+                         for n, text in enumerate(hunk_reverts(old, ref_text[rel]), 1)])
+    # Round robin over the files (first hunks first): a version bump in one file must not use up every try.
+    tries = [t for row in zip_longest(*per_file) for t in row if t is not None]
     partials: list[tuple[str, dict[str, str], list[str]]] = []
     with tempfile.TemporaryDirectory(prefix="gatebench-partial-") as tmp:
         for what, files, delete in tries[:MAX_PARTIAL_TRIES]:
