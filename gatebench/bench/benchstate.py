@@ -20,11 +20,17 @@ def oracle_binding(tf: TaskFiles) -> OracleBinding:
     t = tf.task
     return OracleBinding(hidden_dir=str(tf.hidden.resolve()), command=t.oracle.command, dest=t.oracle.dest,
                          timeout_s=t.oracle.timeout_s, baseline_dir=str(tf.repo.resolve()),
-                         expected=t.expected_tests())
+                         expected=t.expected_tests(), layout=t.oracle.layout,
+                         fail_to_pass=t.oracle.fail_to_pass, pass_to_pass=t.oracle.pass_to_pass)
 
 
 def bench_resolved(cfg: GateConfig, tf: TaskFiles, repo: Path, state: Path, python: str | None = None) -> ResolvedConfig:
     t = tf.task
+    from gatebench.taskenv import task_env
+
+    env = task_env(tf)
+    if env is not None:  # the visible tests and the oracle run in the task's own environment
+        python = env.python
     return resolve(
         cfg,
         mode="bench",

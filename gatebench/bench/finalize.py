@@ -42,6 +42,7 @@ from gatebench.models.cell import CellMeta
 from gatebench.models.loading import load_model
 from gatebench.models.result import ResultRecord
 from gatebench.paths import project_root
+from gatebench.taskenv import env_tampered
 
 ORACLE_KEYS = ("solved", "passed", "failed", "errors", "skipped", "seconds", "failing", "error")
 ORACLE_EXTRA = ("reused_from_stop", "missing", "sandboxed", "harness")
@@ -275,7 +276,8 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
             oracle = reusable_oracle(cell, resolved, events_all, sid)
         if oracle is None:
             binding = oracle_binding(tf).model_dump()
-            oracle = run_binding(str(cell.repo), binding, sys.executable, hide=[str(cell.root)])
+            oracle = run_binding(str(cell.repo), binding, resolved.get("python") or sys.executable,
+                                 hide=[str(cell.root)])
         if oracle.get("error") and str(oracle["error"]).startswith(SANDBOX_MISSING):
             problems.append(oracle["error"])
     if problems and status != "infra_error":
@@ -283,7 +285,7 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
     oracle_s = oracle["seconds"] if oracle else 0.0
     d, special = tree_diff(cell.repo, cell.state, resolved, tf.repo)
     protected = GlobSet(resolved.get("protected") or [])
-    changed = [shown(p) for p in d.paths if protected.match(p)]
+    changed = [shown(p) for p in d.paths if protected.match(p)] + env_tampered(resolved.get("python"))
     private = [Path(meta.hidden_dir), Path(meta.reference_dir), Path(meta.inject_dir), cell.state]
     leaks = scan(sm["tool_inputs"], cell.repo, private, project_root())
     sim_worker = (worker or {}).get("worker") == "sim"  # writes the reference verbatim, by construction

@@ -27,6 +27,7 @@ from gatebench.installer.configs import load_config
 from gatebench.installer.install import read_settings, write_settings
 from gatebench.installer.statedir import write_state
 from gatebench.models.cell import CellMeta
+from gatebench.taskenv import path_with
 
 GIT_ID = ["-c", "user.name=gatebench", "-c", "user.email=gatebench@localhost", "-c", "commit.gpgsign=false",
           "-c", "core.hooksPath=/dev/null", "-c", "init.defaultBranch=main"]
@@ -89,7 +90,11 @@ def _build(tmp: CellPaths, final: CellPaths, tf: TaskFiles, cfg_name: str, cfg, 
     current = read_settings(sfile)
     timeout = int(cfg.budget.hook_seconds + SETTINGS_TIMEOUT_MARGIN_S)
     deny = deny_rules([tf.hidden, tf.reference, tf.inject, final.state])
-    write_settings(sfile, work_settings(current, python, final.state, timeout, deny))
+    settings = work_settings(current, python, final.state, timeout, deny)
+    if tf.task.env is not None:  # the agent's own `python` is the task environment's
+        env_dir = Path(resolved.python).parent.parent
+        settings["env"] = {**settings.get("env", {}), "PATH": path_with(env_dir), "VIRTUAL_ENV": str(env_dir)}
+    write_settings(sfile, settings)
     commit = git_baseline(tmp.repo)
     # After the settings and the commit, so neither shows up as the agent's change.
     write_state(resolved, tmp.repo, tmp.state, strict=True)

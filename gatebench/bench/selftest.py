@@ -61,11 +61,11 @@ def base_id(test_id: str) -> str:
     return test_id.split("[", 1)[0]
 
 
-def judge(tf: TaskFiles, state: str, flake_check: bool) -> Judged:
+def judge(tf: TaskFiles, state: str, flake_check: bool, rerun: bool = True) -> Judged:
     with tempfile.TemporaryDirectory(prefix=f"gatebench-selftest-{tf.id}-") as tmp:
         repo, st = Path(tmp) / "repo", Path(tmp) / "state"
         copy_tree(tf.repo, repo)
-        write_bench_state(SELFTEST_CONFIG, tf, repo, st)
+        resolved = write_bench_state(SELFTEST_CONFIG, tf, repo, st)
         apply_state(tf, state, repo)
         stdin = json.dumps({"session_id": f"selftest-{state}", "cwd": str(repo), "prompt_id": "selftest",
                             "hook_event_name": "Stop", "stop_hook_active": False,
@@ -84,8 +84,10 @@ def judge(tf: TaskFiles, state: str, flake_check: bool) -> Judged:
         oracle = ev.get("oracle") or {}
         if not oracle:
             errs.append("the hook logged no oracle result")
+        if not rerun:  # the caller needs the hook's verdicts only (task import measuring an injection)
+            return Judged(state, verdicts, oracle, [], errs)
         # The same oracle once more on the same tree: the flake check, and the list of hidden test ids.
-        second = run_binding(str(repo), oracle_binding(tf).model_dump(), sys.executable, hide=[str(st)])
+        second = run_binding(str(repo), oracle_binding(tf).model_dump(), resolved.python, hide=[str(st)])
         j = Judged(state, verdicts, oracle, sorted(second["tests"]), errs, second if flake_check else None)
         if second.get("error") and not oracle.get("error"):
             j.errors.append(f"oracle error on re-run: {second['error']}")
@@ -98,7 +100,9 @@ def static_checks(tf: TaskFiles, hidden_ids: list[str]) -> list[Failure]:
     ty = f"tasks/{tf.id}/task.yaml"
     prompt = tf.task.prompt
     tests = sorted({base_id(t) for t in hidden_ids})
-    for t in tests:
+    if tf.task.source is not None:
+        out += imported_checks(tf, hidden_ids)
+    for t in tests if tf.task.source is None else []:
         if t not in tf.task.trace:
             out.append(Failure(tf.id, ty, "trace", f"hidden test {t} has no trace entry: the prompt may not state it"))
     for t, phrase in tf.task.trace.items():
@@ -118,6 +122,18 @@ def static_checks(tf: TaskFiles, hidden_ids: list[str]) -> list[Failure]:
     n = len(tf.injections())
     if n < MIN_INJECTIONS:
         out.append(Failure(tf.id, f"inject/{tf.id}/", "injections", f"{n} injections, at least {MIN_INJECTIONS} needed"))
+    return out
+
+
+def imported_checks(tf: TaskFiles, hidden_ids: list[str]) -> list[Failure]:
+    """An imported task has no trace: instead, its FAIL_TO_PASS and PASS_TO_PASS must name hidden tests that ran."""
+    o, seen = tf.task.oracle, set(hidden_ids)
+    out = []
+    if not o.fail_to_pass:
+        out.append(Failure(tf.id, f"tasks/{tf.id}/task.yaml", "sets", "oracle.fail_to_pass is empty"))
+    for t in sorted(set(o.fail_to_pass) | set(o.pass_to_pass)):
+        if t not in seen:
+            out.append(Failure(tf.id, f"tasks/{tf.id}/task.yaml", "sets", f"{t} did not run on the reference"))
     return out
 
 

@@ -25,6 +25,7 @@ VERBS: dict[str, str] = {
     "analyze": "gatebench.cli.analyze",
     "review": "gatebench.cli.review",
     "selftest": "gatebench.cli.selftest",
+    "task": "gatebench.cli.task",
 }
 
 # Exit codes scripts can trust (SPEC.md, "Exit codes").

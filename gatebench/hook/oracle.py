@@ -74,13 +74,15 @@ def expected_status(outcomes: dict[str, str], expected: list[str]) -> tuple[list
 def summarize(outcomes: dict[str, str], error: str | None, seconds: float, returncode: int | None,
               expected: list[str] | None = None) -> dict:
     """`solved`: no error and every expected id ran and passed (without `expected`: every collected
-    test passed, at least one). A missing expected test is a failure, named in `missing` and `failing`."""
+    test passed, at least one). A missing expected test is a failure, named in `missing` and `failing`.
+    With `expected`, `failing` names expected tests only: others are reported in `tests`, never judged
+    (an imported task's hidden files may hold tests that fail on the parent and the fix alike)."""
     counts = {k: sum(1 for v in outcomes.values() if v == k) for k in ("passed", "failed", "error", "skipped")}
     failing = {t for t, v in outcomes.items() if v in ("failed", "error")}
     missing: list[str] = []
     if expected:
         missing, bad = expected_status(outcomes, expected)
-        failing |= set(bad)
+        failing = set(bad)
         solved = not error and not missing and not bad
     else:
         solved = bool(outcomes) and not error and counts["passed"] == len(outcomes)
@@ -113,10 +115,66 @@ def event_summary(result: dict, max_listed: int = 50) -> dict:
     return out
 
 
+# Files that configure pytest for a whole tree. In the `original` layout none of the copy's own
+# survive: the hidden folder brings the task's harness, so an agent's new conftest.py cannot decide.
+HARNESS_ROOT_FILES = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml")
+
+
+def _real_dir(copy: str, rel_dir: str) -> str:
+    """copy/rel_dir as a real directory: a symlink or file the agent put on the way is removed, so a hidden file
+    can never be written through a link to outside the copy."""
+    cur = copy
+    for part in [p for p in rel_dir.split(os.sep) if p and p != "."]:
+        cur = os.path.join(cur, part)
+        if os.path.islink(cur) or (os.path.lexists(cur) and not os.path.isdir(cur)):
+            os.remove(cur)
+        os.makedirs(cur, exist_ok=True)
+    return cur
+
+
+def lay_original(copy: str, hidden_dir: str) -> None:
+    """Layout `original`: drop the copy's pytest harness, then lay every hidden file at its own path.
+
+    Removed: every conftest.py, and the pytest config files in the root and in every folder on the way
+    to a hidden file (pytest looks for its config from the tests' common folder upwards)."""
+    for dirpath, dirnames, filenames in os.walk(copy):
+        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
+        if "conftest.py" in filenames:
+            os.remove(os.path.join(dirpath, "conftest.py"))
+    files = []
+    for dirpath, dirnames, filenames in os.walk(hidden_dir):
+        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
+        rel = os.path.relpath(dirpath, hidden_dir)
+        files += [os.path.normpath(os.path.join(rel, f)) for f in filenames if not f.endswith(".pyc")]
+    folders = {""}
+    for rel in files:
+        parts = rel.split(os.sep)[:-1]
+        folders.update(os.sep.join(parts[:i]) for i in range(1, len(parts) + 1))
+    for folder in sorted(folders):
+        d = _real_dir(copy, folder)
+        for name in HARNESS_ROOT_FILES:
+            p = os.path.join(d, name)
+            if os.path.lexists(p) and not os.path.isdir(p):
+                os.remove(p)
+    for rel in files:
+        d = _real_dir(copy, os.path.dirname(rel))
+        target = os.path.join(d, os.path.basename(rel))
+        if os.path.isdir(target) and not os.path.islink(target):
+            shutil.rmtree(target)
+        elif os.path.lexists(target):
+            os.remove(target)
+        shutil.copy2(os.path.join(hidden_dir, rel), target)
+
+
 def prepare_copy(work: str, hidden_dir: str, dest: str, copy: str, baseline_dir: str | None,
-                 deadline: float | None = None) -> list[dict]:
-    """The oracle's copy: the work tree, the hidden tests at dest, the baseline's harness. Raises OSError."""
+                 deadline: float | None = None, layout: str = "dest") -> list[dict]:
+    """The oracle's copy: the work tree, the hidden tests at dest (or, layout `original`, at their own paths),
+    the baseline's harness. Raises OSError."""
     treecopy.copy_tree(work, copy, ignore=_ignore, deadline=deadline)
+    if layout == "original":
+        actions = harness.restore(copy, harness.baseline_files(baseline_dir)) if baseline_dir else []
+        lay_original(copy, hidden_dir)  # and then the hidden folder's own harness decides
+        return actions
     target = os.path.join(copy, dest)
     if os.path.lexists(target):
         # The agent created a folder where hidden tests land: the hidden ones win.
@@ -138,6 +196,9 @@ def run_oracle(
     baseline_dir: str | None = None,
     sandbox_mode: str = "required",
     hide: list[str] | None = None,
+    layout: str = "dest",
+    fail_to_pass: list[str] | None = None,
+    pass_to_pass: list[str] | None = None,
 ) -> dict:
     """Run the hidden tests against a copy of `work`. Never raises for the agent's faults.
 
@@ -148,6 +209,8 @@ def run_oracle(
     """
     t0 = time.monotonic()
     python = python or sys.executable
+    # An imported task's FAIL_TO_PASS + PASS_TO_PASS are its expected tests (SWE-bench's `resolved`).
+    expected = expected or [*(fail_to_pass or []), *(pass_to_pass or [])] or None
     tmp = tempfile.mkdtemp(prefix="gatebench-oracle-")
     try:
         copy, out = os.path.join(tmp, "tree"), os.path.join(tmp, "out")
@@ -155,7 +218,10 @@ def run_oracle(
         try:
             # Regular files and symlinks only, within the oracle's time: a device or FIFO in the work copy
             # must not stall or fill the copy (hook/treecopy.py).
-            actions = prepare_copy(work, hidden_dir, dest, copy, baseline_dir, deadline=time.monotonic() + timeout_s)
+            actions = prepare_copy(work, hidden_dir, dest, copy, baseline_dir, deadline=time.monotonic() + timeout_s,
+                                   layout=layout)
+            if layout == "original":
+                dest = ""  # test ids are the hidden files' own paths
         except OSError as e:
             return summarize({}, f"cannot prepare the oracle copy: {e}", time.monotonic() - t0, None, expected)
         junit = os.path.join(out, "junit.xml")
@@ -204,4 +270,6 @@ def run_binding(work: str, binding: dict, python: str | None, hide: list[str] | 
     limit = binding["timeout_s"] if timeout_s is None else min(timeout_s, binding["timeout_s"])
     return run_oracle(work, binding["hidden_dir"], binding["command"], binding["dest"], limit,
                       python, expected=binding.get("expected") or None, baseline_dir=binding.get("baseline_dir"),
-                      sandbox_mode=binding.get("sandbox") or "required", hide=hide)
+                      sandbox_mode=binding.get("sandbox") or "required", hide=hide,
+                      layout=binding.get("layout") or "dest", fail_to_pass=binding.get("fail_to_pass"),
+                      pass_to_pass=binding.get("pass_to_pass"))

@@ -156,6 +156,9 @@ class OracleBinding(Strict):
     expected: list[str] = Field(default_factory=list, description="hidden test ids that decide `solved`")
     sandbox: Literal["required", "auto", "off"] = Field(
         "required", description="run the hidden tests in bubblewrap; `required` refuses to run without it")
+    layout: Literal["dest", "original"] = "dest"
+    fail_to_pass: list[str] = Field(default_factory=list)
+    pass_to_pass: list[str] = Field(default_factory=list)
 
 
 class ResolvedConfig(Strict):

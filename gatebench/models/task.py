@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from gatebench.hook.defaults import TASK_TEST_TIMEOUT_S
 from gatebench.models.config import Strict, check_globs
@@ -24,6 +24,14 @@ class Oracle(Strict):
         description="hidden test ids (file.py::name, optionally with [params]) that must each run and pass; "
         "empty: the trace keys",
     )
+    layout: Literal["dest", "original"] = Field(
+        "dest", description="dest: hidden/<ID>/ lands in `dest`; original: each hidden file lands at its own path "
+        "in the copy, after every conftest.py and root pytest config the copy holds is removed (the hidden folder "
+        "carries the task's own harness)")
+    fail_to_pass: list[str] = Field(default_factory=list, description="hidden test ids that fail on the base and "
+                                    "must pass; with pass_to_pass, `solved` needs exactly both sets to pass")
+    pass_to_pass: list[str] = Field(default_factory=list, description="hidden test ids that pass on the base and "
+                                    "must keep passing")
 
     @field_validator("dest")
     @classmethod
@@ -36,8 +44,26 @@ class Oracle(Strict):
 TaskKind = Literal["bugfix", "feature", "refactor", "multifile", "concurrency", "caching", "wrong_tests"]
 
 
+class TaskEnv(Strict):
+    """A per-task virtual environment (imported tasks); bundled tasks have none and run on the bench's python."""
+
+    python: str = Field(pattern=r"^3\.[0-9]+$", description="Python X.Y the environment is built with")
+    deps: list[str] = Field(default_factory=list, description="repo files whose contents key the cached environment")
+    install: bool = Field(True, description="pip install the repo (for its dependencies) and its test extras")
+    setup: str | None = Field(None, description="shell command run once in the new environment (its bin/ on PATH)")
+
+
+class ImportSource(Strict):
+    """Where an imported task came from (`gatebench task import`)."""
+
+    repo: str
+    commit: str
+    parent: str
+    prompt_from: Literal["commit message", "prompt file"]
+
+
 class Task(Strict):
-    id: str = Field(pattern=r"^T[0-9]+$")
+    id: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
     title: str = Field(min_length=3)
     kinds: list[TaskKind] = Field(min_length=1)
     prompt: str = Field(min_length=20)
@@ -46,17 +72,30 @@ class Task(Strict):
     protected: list[str] = Field(default_factory=lambda: ["tests/**"])
     ignore: list[str] = Field(default_factory=list)
     trace: dict[str, str] = Field(
-        min_length=1,
+        default_factory=dict,
         description="hidden test (file.py::test_name, no parameters) -> a phrase quoted verbatim from the prompt "
         "that states the behaviour it checks",
     )
 
+    env: TaskEnv | None = Field(None, description="imported tasks: the environment the tests and the agent use")
+    source: ImportSource | None = None
+
     _globs = field_validator("protected", "ignore")(check_globs)
 
     def expected_tests(self) -> list[str]:
-        """The hidden test ids that decide `solved`: `oracle.expected`, else every trace key. An id
-        without `[...]` stands for each of its parametrized instances, at least one of which must run."""
-        return list(self.oracle.expected) or sorted(self.trace)
+        """The hidden test ids that decide `solved`: `oracle.expected`, else an imported task's measured
+        FAIL_TO_PASS + PASS_TO_PASS (SWE-bench's `resolved`), else every trace key. An id without
+        `[...]` stands for each of its parametrized instances, at least one of which must run."""
+        o = self.oracle
+        return list(o.expected) or [*o.fail_to_pass, *o.pass_to_pass] or sorted(self.trace)
+
+    @model_validator(mode="after")
+    def traced(self) -> Task:
+        # An imported task's prompt is a commit message: nobody wrote it to state each test, so there is
+        # nothing to trace; FAIL_TO_PASS/PASS_TO_PASS (measured) say what the oracle checks instead.
+        if not self.trace and self.source is None:
+            raise ValueError("trace: at least one entry is required (only imported tasks may have none)")
+        return self
 
 
 InjectKind = Literal["plausible", "tamper", "hardcode", "partial", "noop"]
