@@ -227,6 +227,7 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
         "give_up": any(s["decision"] == "give_up" for s in stops),
         "tamper": bool(changed), "tampered": changed,
         "leak": bool(leaks), "leaks": leaks,
+        "sealed": bool(meta.sealed),
         "turns": int(result.get("num_turns") or sm["api_requests"]),
         "api_requests": tm["api_requests"] if tm else sm["api_requests"],
         "tool_calls": sm["tool_calls"], "tool_errors": sm["tool_errors"], "api_errors": int(api_errors),

@@ -209,7 +209,7 @@ class Matrix:
         would spend a third of a second per cell importing what the server has imported once."""
         o = self.spec.opts
         opts = {"model": o.model, "max_turns": o.max_turns, "timeout_s": o.timeout_s,
-                "max_budget_usd": o.max_budget_usd, "policy": o.policy, "attempt": attempt}
+                "max_budget_usd": o.max_budget_usd, "policy": o.policy, "attempt": attempt, "sealed": o.sealed}
         proc = _forkserver().Process(target=cell_child, args=(str(cell_dir), self.spec.worker, opts, prep_s),
                                      name=f"cell {cell_dir.name}", daemon=False)
         proc.start()

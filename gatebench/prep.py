@@ -17,6 +17,7 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
+from gatebench import seal
 from gatebench import settings as st
 from gatebench.benchstate import bench_resolved
 from gatebench.cell import CellPaths
@@ -25,6 +26,7 @@ from gatebench.configs import load_config
 from gatebench.hook.defaults import SETTINGS_TIMEOUT_MARGIN_S
 from gatebench.install import read_settings, write_settings
 from gatebench.models.cell import CellMeta
+from gatebench.paths import project_root
 from gatebench.statedir import write_state
 from gatebench.tasks import TaskFiles, copy_tree, load_task, tree_hash
 
@@ -50,8 +52,8 @@ def session_id_for(cell_root: Path, attempt: int = 1) -> str:
 def deny_rules(paths: list[Path]) -> list[str]:
     """Claude Code permission rules that keep the agent's file tools out of the bench's private folders.
 
-    `//` marks an absolute path in Claude Code's rule syntax. Bash cannot be fenced this way; the
-    leak scan in finalize catches any tool call, Bash included, that names these paths.
+    `//` marks an absolute path in Claude Code's rule syntax. Bash is fenced by the sandbox and the file
+    tools by the guard (gatebench/seal.py); these rules are one more layer for the task's own folders.
     """
     rules = []
     for p in paths:
@@ -66,6 +68,13 @@ def work_settings(current: dict, python: str, state: Path, timeout_s: int, deny:
     perms["deny"] = [*[r for r in perms.get("deny", []) if r not in deny], *deny]
     out["permissions"] = perms
     return out
+
+
+def seal_paths(cell: CellPaths, python: str) -> seal.SealPaths:
+    """The seal's paths for a cell at its final place, links resolved (the sandbox binds real paths)."""
+    root = cell.root.parent.resolve() / cell.root.name
+    return seal.SealPaths(bench=project_root(), cell=root, repo=root / "repo", state=root / "state",
+                          home=root / "home", python=python)
 
 
 def git_baseline(repo: Path) -> str:
@@ -94,11 +103,14 @@ def _build(tmp: CellPaths, final: CellPaths, tf: TaskFiles, cfg_name: str, cfg, 
     current = read_settings(sfile)
     timeout = int(cfg.budget.hook_seconds + SETTINGS_TIMEOUT_MARGIN_S)
     deny = deny_rules([tf.hidden, tf.reference, tf.inject, final.state])
-    write_settings(sfile, work_settings(current, python, final.state, timeout, deny))
+    sp = seal_paths(final, python)
+    write_settings(sfile, seal.seal_settings(work_settings(current, python, final.state, timeout, deny), sp, python))
     commit = git_baseline(tmp.repo)
     # After the settings and the commit, so neither shows up as the agent's change.
     write_state(resolved, tmp.repo, tmp.state, strict=True)
+    seal.write_policy(sp, tmp.state)
     tmp.home.mkdir()
+    (tmp.root / "tmp").mkdir()
     meta = CellMeta(
         task=tf.id, config=cfg_name, rep=rep, run_id=run_id, seed=seed,
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),

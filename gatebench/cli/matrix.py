@@ -68,6 +68,9 @@ def run(args: argparse.Namespace) -> int:
         spec.runs_dir = args.runs_dir.absolute()
     pre = preflight(spec)
     check_pinned(spec)
+    from gatebench.seal import require_seal
+
+    opts.sealed = require_seal(args.unsealed)  # before the first cell: exit 2 naming what leaked
     cells = plan(spec)
     records = ledger.read(spec.ledger)
     done = {r.get("cell_id") for r in records} & {c.id for c in cells}

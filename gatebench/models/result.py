@@ -105,6 +105,8 @@ class ResultRecord(Open):
     tampered: list[str] = Field(default_factory=list)
     leak: bool = False
     leaks: list[str] = Field(default_factory=list)
+    sealed: bool = Field(False, description="the agent ran sealed (cell.json's `sealed`); False: its verdict may "
+                         "have been reachable by the agent")
     turns: int = 0
     api_requests: int | None = None
     tool_calls: dict[str, int] = Field(default_factory=dict)

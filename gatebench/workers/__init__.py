@@ -37,6 +37,9 @@ class WorkerOptions:
     policy: str = "default"  # sim only: configs/sim/<policy>.yaml or a path
     attempt: int = 1
     extra_env: dict[str, str] = field(default_factory=dict)
+    # True only where `gatebench.seal.require_seal` proved the seal on this machine (run, matrix). False
+    # switches the Bash sandbox off from the command line and every record then says sealed: false.
+    sealed: bool = False
 
 
 class Worker(Protocol):
@@ -85,6 +88,9 @@ def run_worker(name: str, cell: CellPaths, opts: WorkerOptions, stop: Callable[[
     meta = load_model(cell.meta, CellMeta)
     if cell.worker.exists():
         raise UsageError(f"{cell.root} has already been run ({cell.worker} exists); prep it again to rerun")
+    # Before the agent starts; the agent can neither read nor write the cell dir while sealed.
+    meta = meta.model_copy(update={"sealed": bool(opts.sealed)})
+    write_json_atomic(cell.meta, meta.model_dump(mode="json"))
     started = now_iso()
     interrupted = False
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 
+from gatebench import seal
 from gatebench.cell import CellPaths
 from gatebench.claude_cli import claude_argv, claude_env
 from gatebench.cli import UsageError
@@ -43,8 +44,9 @@ def run(cell: CellPaths, meta: CellMeta, opts, stop: Callable[[], str | None]) -
     if problem:
         raise UsageError(problem)
     sid = session_id_for(cell.root, opts.attempt)
-    env = claude_env(None, cell.home, {**credentials(os.environ), **opts.extra_env, CELL_ENV: cell_marker(cell.root)})
-    argv = claude_argv(claude, task_prompt(cell.state), cli_args(opts, sid))
+    env = claude_env(None, cell.home, {**credentials(os.environ), **seal.worker_env(cell.root), **opts.extra_env,
+                                           CELL_ENV: cell_marker(cell.root)})
+    argv = claude_argv(claude, task_prompt(cell.state), [*cli_args(opts, sid), *seal.worker_args(opts.sealed)])
     info = launch(argv, cwd=cell.repo, env=env, stdout=cell.stream, stderr=cell.root / "stderr.log",
                   timeout_s=opts.timeout_s, stop=stop)
     return {**info, "session_id": sid, "model": opts.model, "argv": cell_args_note(argv)}
