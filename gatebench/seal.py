@@ -370,8 +370,9 @@ def prove_seal(claude: Path, *, use_cache: bool = True) -> ProbeResult:
     return res
 
 
-def require_seal(unsealed: bool, out=sys.stderr) -> bool:
+def require_seal(unsealed: bool, out=None) -> bool:
     """For `run` and `matrix`: True (sealed) once proven, False with --unsealed; UsageError if the seal fails."""
+    out = out or sys.stderr
     from gatebench.cli import UsageError
     from gatebench.workers import require_claude
 
