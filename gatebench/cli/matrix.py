@@ -68,9 +68,6 @@ def run(args: argparse.Namespace) -> int:
         spec.runs_dir = args.runs_dir.absolute()
     pre = preflight(spec)
     check_pinned(spec)
-    from gatebench.seal import require_seal
-
-    opts.sealed = require_seal(args.unsealed)  # before the first cell: exit 2 naming what leaked
     cells = plan(spec)
     records = ledger.read(spec.ledger)
     done = {r.get("cell_id") for r in records} & {c.id for c in cells}
@@ -89,6 +86,9 @@ def run(args: argparse.Namespace) -> int:
           + (f"; ceiling ${spec.max_cost_usd:g}" if spec.max_cost_usd is not None else ""))
     if args.dry_run:
         return 0
+    from gatebench.seal import require_seal
+
+    opts.sealed = require_seal(args.unsealed)  # before the first cell: exit 2 naming what leaked
     write_run_json(spec, pre)
     summary = Matrix(spec).run()
     print(json.dumps(summary, indent=1) if args.json else
