@@ -106,7 +106,9 @@ def settings_files(sp: SealPaths) -> list[str]:
 def policy(sp: SealPaths) -> dict:
     deny, allow = read_rules(sp, guard=True)
     return {"v": SEAL_VERSION, "read_deny": deny, "read_allow": allow,
-            "write": [str(sp.repo), str(sp.agent_tmp)], "never_write": settings_files(sp)}
+            "write": [str(sp.repo), str(sp.agent_tmp)], "never_write": settings_files(sp),
+            # Claude Code reads hooks, skills and agents from the work copy's .claude/: none may be added.
+            "never_write_under": [str(sp.repo / ".claude")]}
 
 
 def deny_rules(sp: SealPaths) -> list[str]:
@@ -120,6 +122,7 @@ def deny_rules(sp: SealPaths) -> list[str]:
         a = os.path.abspath(p)
         rules += [f"Read(/{a}/**)", f"Edit(/{a}/**)"]
     rules += [f"Edit(/{f})" for f in settings_files(sp)]
+    rules.append(f"Edit(/{os.path.abspath(sp.repo / '.claude')}/**)")
     return rules
 
 
@@ -194,7 +197,8 @@ def _probe_script(sp: SealPaths) -> tuple[dict, dict[str, Path]]:
     b, r = sp.bench, sp.repo
     targets = {"state": sp.state / "pwned", "home_settings": sp.home / ".claude" / "settings.json",
                "bench": b / "pwned", "local_settings": r / ".claude" / "settings.local.json",
-               "venv": Path(sys.prefix) / "pwned.pth", "tmp": Path("/tmp") / f"gatebench-probe-{os.getpid()}"}
+               "venv": Path(sys.prefix) / "pwned.pth", "tmp": Path("/tmp") / f"gatebench-probe-{os.getpid()}",
+               "agent_definition": r / ".claude" / "agents" / "pwned.md"}
 
     def bash(cmd: str) -> dict:
         return {"content": [{"type": "tool_use", "name": "Bash", "input": {"command": cmd, "description": "probe"}}]}
@@ -216,10 +220,12 @@ def _probe_script(sp: SealPaths) -> tuple[dict, dict[str, Path]]:
         bash(f"echo {PWNED} > {targets['state']}; mkdir -p {sp.home}/.claude; echo '{env_json}' > "
              f"{targets['home_settings']}; echo {PWNED} > {targets['bench']}; echo '{env_json}' > "
              f"{targets['local_settings']}; echo {PWNED} > {targets['venv']}; echo {PWNED} > {targets['tmp']}; "
-             f"echo ok > {r}/ok_bash.txt; echo ok > $TMPDIR/ok.txt && cp $TMPDIR/ok.txt {r}/ok_tmp.txt; true"),
+             f"echo ok > {r}/ok_bash.txt; echo ok > $TMPDIR/ok.txt && cp $TMPDIR/ok.txt {r}/ok_tmp.txt; "
+             f"mkdir -p {r}/.claude/agents; echo {PWNED} > {targets['agent_definition']}; true"),
         tool("Write", file_path=str(targets["home_settings"]), content=env_json),
         tool("Write", file_path=str(targets["local_settings"]), content=env_json),
         tool("Write", file_path=str(sp.state / "pwned_write"), content=PWNED),
+        tool("Write", file_path=str(targets["agent_definition"]), content=PWNED),
         tool("Write", file_path=f"{r}/ok_write.txt", content="ok\n"),
         {"content": [{"type": "text", "text": "Probe done."}]},
     ]

@@ -7,7 +7,7 @@ Why a hook and not only `permissions.deny`: a deny rule cannot say "everything u
 work copy" (deny wins over allow), nor "no write anywhere but these two folders". The policy (written
 by prep into the cell's state dir, which the agent can neither read nor write) says exactly that:
 
-    {"read_deny": [...], "read_allow": [...], "write": [...], "never_write": [...]}
+    {"read_deny": [...], "read_allow": [...], "write": [...], "never_write": [...], "never_write_under": [...]}
 
 A path is checked as given (made absolute against the session's cwd) and with every link resolved; both
 must pass. For reads the longest matching prefix of read_deny / read_allow decides (the sandbox's
@@ -45,7 +45,7 @@ def readable(path: str, policy: dict) -> bool:
 
 
 def writable(path: str, policy: dict) -> bool:
-    if path in policy.get("never_write", []):
+    if path in policy.get("never_write", []) or any(_under(path, r) >= 0 for r in policy.get("never_write_under", [])):
         return False
     return any(_under(path, r) >= 0 for r in policy.get("write", [])) and readable(path, policy)
 

@@ -16,7 +16,8 @@ from gatebench.seal_guard import decide
 POLICY = {"read_deny": ["/b", "/b/runs", "/b/runs/r/c1", "/tmp"], "read_allow": ["/b/runs/r/c1/repo", "/b/.venv",
                                                                                   "/b/runs/r/c1/tmp/claude-0"],
           "write": ["/b/runs/r/c1/repo", "/b/runs/r/c1/tmp/claude-0"],
-          "never_write": ["/b/runs/r/c1/repo/.claude/settings.json", "/b/runs/r/c1/repo/.claude/settings.local.json"]}
+          "never_write": ["/b/runs/r/c1/repo/.claude/settings.json", "/b/runs/r/c1/repo/.claude/settings.local.json"],
+          "never_write_under": ["/b/runs/r/c1/repo/.claude"]}
 REPO = "/b/runs/r/c1/repo"
 
 
@@ -29,6 +30,7 @@ def ev(tool: str, path: str, cwd: str = REPO) -> dict:
     ("Read", "/tmp/oracle-copy/test_x.py"), ("Read", "../../c2/repo/a.py"), ("Read", "/b/runs/r/c1/tmp/x"),
     ("Write", "/b/runs/r/c1/state/config.json"), ("Write", "/b/runs/r/c1/home/.claude/settings.json"),
     ("Write", f"{REPO}/.claude/settings.local.json"), ("Edit", f"{REPO}/.claude/settings.json"),
+    ("Write", f"{REPO}/.claude/agents/evil.md"), ("Write", f"{REPO}/.claude/skills/x/SKILL.md"),
     ("Write", "/b/.venv/lib/evil.pth"), ("Write", "/usr/lib/python3/dist-packages/evil.pth"), ("Write", "/etc/x"),
 ])
 def test_the_guard_refuses_reads_and_writes_outside_the_seal(tool, path):
@@ -38,7 +40,7 @@ def test_the_guard_refuses_reads_and_writes_outside_the_seal(tool, path):
 @pytest.mark.parametrize("tool,path", [
     ("Read", f"{REPO}/pkg/mod.py"), ("Read", "pkg/mod.py"), ("Read", "/b/.venv/lib/site.py"), ("Read", "/etc/hostname"),
     ("Write", f"{REPO}/pkg/mod.py"), ("Edit", "pkg/mod.py"), ("Write", "/b/runs/r/c1/tmp/claude-0/notes.txt"),
-    ("Write", f"{REPO}/.claude/notes.md"),
+    ("Read", f"{REPO}/.claude/settings.json"),
 ])
 def test_the_guard_lets_the_work_copy_and_the_agents_temp_dir_through(tool, path):
     assert decide(ev(tool, path), POLICY) is None
@@ -81,7 +83,8 @@ def test_the_probe_proves_the_seal_here_and_names_every_leak_without_it(monkeypa
     bad = seal.run_probe()
     assert not bad.sealed
     text = "\n".join(bad.problems)
-    for what in ("copied private content", "wrote outside its work copy: state", "home_settings", "venv", ": tmp"):
+    for what in ("copied private content", "wrote outside its work copy: state", "home_settings", "venv", ": tmp",
+                 "agent_definition"):
         assert what in text, text
     assert "bubblewrap" in bad.message() and "--unsealed" in bad.message()
 
