@@ -71,10 +71,17 @@ def work_settings(current: dict, python: str, state: Path, timeout_s: int, deny:
 
 
 def seal_paths(cell: CellPaths, python: str) -> seal.SealPaths:
-    """The seal's paths for a cell at its final place, links resolved (the sandbox binds real paths)."""
+    """The seal's paths for a cell at its final place, links resolved (the sandbox binds real paths).
+
+    A matrix cell (`<runs>/<run-id>/cells/<config>/<task>/r<rep>`) also hides its run folder (the ledger names
+    hidden tests, the other cells hold other agents' work) and the runs folder: --runs-dir may lie outside
+    the bench home.
+    """
     root = cell.root.parent.resolve() / cell.root.name
+    up = root.parents
+    runs = (up[3], up[4]) if len(up) > 4 and up[2].name == "cells" else ()
     return seal.SealPaths(bench=project_root(), cell=root, repo=root / "repo", state=root / "state",
-                          home=root / "home", python=python)
+                          home=root / "home", python=python, also_private=runs)
 
 
 def git_baseline(repo: Path) -> str:

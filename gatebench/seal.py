@@ -44,6 +44,7 @@ class SealPaths:
     state: Path
     home: Path
     python: str  # the interpreter the task's tests run with
+    also_private: tuple[Path, ...] = ()  # more folders to hide (a matrix cell's run folder and runs folder)
 
     @property
     def tmp(self) -> Path:
@@ -88,7 +89,8 @@ def read_rules(sp: SealPaths, *, guard: bool = False) -> tuple[list[str], list[s
     The agent's temp dir is re-allowed for the guard only: the sandbox makes it writable by itself, and
     naming it in allowRead re-binds it read-only (seen on 2.1.332: every Bash call then fails).
     """
-    deny = [sp.bench, *(sp.bench / d for d in PRIVATE), *git_dirs(sp.bench), sp.cell, Path("/tmp"), Path("/var/tmp")]
+    deny = [sp.bench, *(sp.bench / d for d in PRIVATE), *git_dirs(sp.bench), *sp.also_private, sp.cell, Path("/tmp"),
+            Path("/var/tmp")]
     allow = [sp.repo, *([sp.agent_tmp] if guard else [])]
     env = python_env(sp.python)
     if env is not None:

@@ -144,3 +144,18 @@ def test_prep_writes_the_seal_into_the_cell(tmp_path):
     assert pol["write"] == [str((tmp_path / "c" / "repo").resolve()), str((tmp_path / "c" / "tmp").resolve()
                                                                          / f"claude-{os.getuid()}")]
     assert json.loads((tmp_path / "c" / "cell.json").read_text())["sealed"] is None  # the runner writes it
+
+
+def test_a_matrix_cell_outside_the_bench_home_hides_its_run_and_the_runs_folder(tmp_path):
+    from gatebench.prep import prep
+
+    runs = (tmp_path / "elsewhere" / "runs").resolve()
+    cell = runs / "R1" / "cells" / "none" / "T1" / "r0"
+    prep("T1", "none", cell, run_id="R1")
+    box = json.loads((cell / "repo" / ".claude" / "settings.json").read_text())["sandbox"]["filesystem"]
+    assert str(runs / "R1") in box["denyRead"] and str(runs) in box["denyRead"]
+    pol = json.loads((cell / "state" / "seal.json").read_text())
+    assert decide(ev("Read", str(runs / "R1" / "cells" / "none" / "T1" / "r1" / "repo" / "x.py"), str(cell / "repo")),
+                  pol) is not None
+    assert decide(ev("Read", str(runs / "R1" / "results.jsonl"), str(cell / "repo")), pol) is not None
+    assert decide(ev("Read", str(cell / "repo" / "pagekit" / "paginator.py"), str(cell / "repo")), pol) is None
