@@ -152,3 +152,19 @@ def test_a_subagent_is_sealed_like_its_parent(tmp_path, monkeypatch):
     refused = [t for n, t in results if n.startswith("Read") and "denied" in t]
     assert refused and all(REF_MARK not in t for _, t in results), results
     assert rec.sealed is True and rec.solved is False
+
+
+def test_unsealed_the_agent_cannot_forge_sealed_in_cell_json(tmp_path, monkeypatch):
+    meta = tmp_path / "c" / "cell.json"
+    forge = (f"python3 -c \"import json; p='{meta}'; d=json.load(open(p)); d['sealed']=True; "
+             "json.dump(d, open(p, 'w'))\"; grep -o '\"sealed\": true' " + str(meta))
+    require_claude()
+    cell = CellPaths(tmp_path / "c")
+    prep("T1", "none", cell.root)
+    with fake_api(brain_from_data({"steps": [{"on": "start", "turns": [bash(forge), say("Done.")]}]})) as (url, api):
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "dummy")
+        run_worker("claude", cell, WorkerOptions(timeout_s=120, sealed=False))
+        results = _tool_results(api.message_requests())
+    assert '"sealed": true' in results[0][1]  # the forgery itself worked: the cell was open
+    assert finalize(cell).sealed is False and json.loads(meta.read_text())["sealed"] is False

@@ -88,7 +88,8 @@ def run_worker(name: str, cell: CellPaths, opts: WorkerOptions, stop: Callable[[
     meta = load_model(cell.meta, CellMeta)
     if cell.worker.exists():
         raise UsageError(f"{cell.root} has already been run ({cell.worker} exists); prep it again to rerun")
-    # Before the agent starts; the agent can neither read nor write the cell dir while sealed.
+    # Before the agent starts, and again once it and everything it started are gone: unsealed, the agent could
+    # have rewritten cell.json (say `sealed: true`); what finalize reads is the runner's own copy.
     meta = meta.model_copy(update={"sealed": bool(opts.sealed)})
     write_json_atomic(cell.meta, meta.model_dump(mode="json"))
     started = now_iso()
@@ -98,6 +99,7 @@ def run_worker(name: str, cell: CellPaths, opts: WorkerOptions, stop: Callable[[
     except KeyboardInterrupt:
         interrupted = True
         info = {"rc": None, "killed": "interrupted", "error": None}
+    write_json_atomic(cell.meta, meta.model_dump(mode="json"))
     record = {"v": WORKER_FILE_VERSION, "worker": name, "started_at": started, "finished_at": now_iso(),
               "options": asdict(opts) | {"extra_env": sorted(opts.extra_env)}, **info}
     write_json_atomic(cell.worker, record)
