@@ -72,7 +72,9 @@ def seal_report(args: argparse.Namespace) -> None:
         t0 = time.monotonic()
         run_matrix(runs, "probe", args, 1, configs="none", tasks=args.seal_tasks, reps=1)  # proves the seal once
         probe_s = time.monotonic() - t0
-        walls = {"sealed": [], "unsealed": []}
+        walls: dict[str, list[float]] = {"sealed": [], "unsealed": []}
+        workers: dict[str, list[float]] = {"sealed": [], "unsealed": []}
+        calls: dict[str, list[int]] = {"sealed": [], "unsealed": []}
         for i in range(2):  # alternate the order, so drift of the shared machine hits both alike
             for arm in (("sealed", "unsealed") if i == 0 else ("unsealed", "sealed")):
                 run_matrix(runs, f"{arm}{i}", args, 1, *(["--unsealed"] if arm == "unsealed" else []), **kw)
@@ -81,12 +83,17 @@ def seal_report(args: argparse.Namespace) -> None:
                 if bad:
                     sys.exit(f"{arm}: unexpected records: {[(r['cell_id'], r['status'], r['sealed']) for r in bad]}")
                 walls[arm] += [(r.get("timing") or {}).get("cell_wall_s", 0.0) for r in recs]
+                workers[arm] += [(r.get("timing") or {}).get("worker_s", 0.0) for r in recs]
+                calls[arm] += [sum((r.get("tool_calls") or {}).values()) for r in recs]
     s, u = statistics.mean(walls["sealed"]), statistics.mean(walls["unsealed"])
     print(f"seal: {len(walls['sealed'])} sealed and {len(walls['unsealed'])} unsealed sim cells "
           f"({args.seal_configs} x {args.seal_tasks} x {args.seal_reps}, twice each): mean cell wall sealed {s:.2f} s, "
           f"unsealed {u:.2f} s, ratio {s / u:.2f} (goal <= 1.20); medians {statistics.median(walls['sealed']):.2f} / "
           f"{statistics.median(walls['unsealed']):.2f} s; the seal probe (once per machine and CLI, cached) "
           f"{probe_s:.1f} s including a 1-cell matrix", flush=True)
+    ws, wu = statistics.mean(workers["sealed"]), statistics.mean(workers["unsealed"])
+    print(f"seal: worker (the CLI session) sealed {ws:.2f} s, unsealed {wu:.2f} s, ratio {ws / wu:.2f}; tool calls per "
+          f"cell {statistics.mean(calls['sealed']):.1f} / {statistics.mean(calls['unsealed']):.1f}", flush=True)
 
 
 def main() -> int:
