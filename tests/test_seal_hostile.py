@@ -121,8 +121,10 @@ def test_reading_the_answers_through_indirect_paths_gets_nothing(tmp_path, monke
             assert HIDDEN_MARK not in text and REF_MARK not in text, f
     assert not list((cell.repo / "tests").glob("*hidden*"))
     assert rec.sealed is True and rec.status == "ok"
-    # The links are left in the work copy: not readable by the agent; scoring them is the oracle's side (ring 2).
+    # The links are left in the work copy: not readable by the agent; the oracle's copy follows them (ring 2 flags
+    # links that leave the work copy). Here the commands named reference/ literally: the leak scan flags it.
     assert (cell.repo / "pagekit" / "paginator.py").is_symlink()
+    assert rec.leak or not rec.solved, (rec.solved, rec.leaks)
 
 
 def test_an_honest_agent_still_solves_in_a_sealed_cell(tmp_path, monkeypatch):
