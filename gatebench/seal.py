@@ -288,8 +288,6 @@ def run_probe(claude: Path | None = None, timeout_s: float = 120.0) -> ProbeResu
         for what, t in targets.items():
             if t.exists() and (what.endswith("settings") or PWNED in t.read_text(errors="replace")):
                 problems.append(f"the agent wrote outside its work copy: {what} ({t})")
-            if what in ("venv", "tmp") and t.exists():
-                t.unlink()
         for ok in ("ok_bash.txt", "ok_tmp.txt", "ok_write.txt"):
             if not (sp.repo / ok).is_file():
                 problems.append(f"an allowed write failed ({ok}): the seal would break honest work")
@@ -298,6 +296,10 @@ def run_probe(claude: Path | None = None, timeout_s: float = 120.0) -> ProbeResu
         version = (run.result or {}).get("claude_code_version") or _init_version(run.events)
     finally:
         shutil.rmtree(root, ignore_errors=True)
+        # What an unsealed probe may have written outside its folder (the venv's .pth would run at every start).
+        for t in (Path(sys.prefix) / "pwned.pth", Path("/tmp") / f"gatebench-probe-{os.getpid()}"):
+            if t.is_file() and PWNED in t.read_text(errors="replace"):
+                t.unlink()
     return ProbeResult(sealed=not problems, problems=problems, seconds=round(time.monotonic() - t0, 2),
                        cli_version=version)
 
