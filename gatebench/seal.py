@@ -158,6 +158,22 @@ def write_policy(sp: SealPaths, state_now: Path) -> None:
     (state_now / POLICY_FILE).write_text(json.dumps(policy(sp), indent=1) + "\n")
 
 
+def cell_problem(cell: Path) -> str | None:
+    """None if prep wrote the seal into this cell, else what is missing (a cell from before the seal, or edited)."""
+    try:
+        settings = json.loads((Path(cell) / "repo" / ".claude" / "settings.json").read_text())
+        box = settings.get("sandbox") or {}
+        guard = any(GUARD_SCRIPT in json.dumps(g) for g in (settings.get("hooks") or {}).get("PreToolUse", []))
+    except (OSError, ValueError, AttributeError) as e:
+        return f"its settings cannot be read ({e})"
+    if not (box.get("enabled") is True and box.get("allowUnsandboxedCommands") is False
+            and box.get("failIfUnavailable") is True and (box.get("filesystem") or {}).get("denyRead")):
+        return "its .claude/settings.json has no sandbox settings"
+    if not guard or not (Path(cell) / "state" / POLICY_FILE).is_file():
+        return "its file-tool guard is missing"
+    return None
+
+
 def worker_env(cell: Path) -> dict[str, str]:
     """What every worker adds to the CLI's environment: a per-cell TMPDIR (see SealPaths.tmp)."""
     tmp = Path(cell) / "tmp"

@@ -159,3 +159,24 @@ def test_a_matrix_cell_outside_the_bench_home_hides_its_run_and_the_runs_folder(
                   pol) is not None
     assert decide(ev("Read", str(runs / "R1" / "results.jsonl"), str(cell / "repo")), pol) is not None
     assert decide(ev("Read", str(cell / "repo" / "pagekit" / "paginator.py"), str(cell / "repo")), pol) is None
+
+
+def test_a_cell_without_the_seal_is_not_run_as_sealed(tmp_path):
+    from gatebench.cell import CellPaths
+    from gatebench.prep import prep
+    from gatebench.workers import WorkerOptions, run_worker
+
+    cell = tmp_path / "c"
+    prep("T1", "none", cell)
+    assert seal.cell_problem(cell) is None
+    settings = cell / "repo" / ".claude" / "settings.json"
+    data = json.loads(settings.read_text())
+    del data["sandbox"]  # a cell prepared before the seal existed
+    settings.write_text(json.dumps(data))
+    assert "no sandbox" in seal.cell_problem(cell)
+    with pytest.raises(UsageError, match=r"not prepared with the seal.*--unsealed"):
+        run_worker("sim", CellPaths(cell), WorkerOptions(sealed=True))
+    assert not (cell / "worker.json").exists()
+    prep("T1", "none", cell, force=True)
+    (cell / "state" / "seal.json").unlink()
+    assert "guard" in seal.cell_problem(cell)

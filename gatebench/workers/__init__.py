@@ -88,6 +88,12 @@ def run_worker(name: str, cell: CellPaths, opts: WorkerOptions, stop: Callable[[
     meta = load_model(cell.meta, CellMeta)
     if cell.worker.exists():
         raise UsageError(f"{cell.root} has already been run ({cell.worker} exists); prep it again to rerun")
+    if opts.sealed:
+        from gatebench.seal import cell_problem
+
+        problem = cell_problem(cell.root)
+        if problem:
+            raise UsageError(f"{cell.root} was not prepared with the seal: {problem}; prep it again, or pass --unsealed")
     # Before the agent starts, and again once it and everything it started are gone: unsealed, the agent could
     # have rewritten cell.json (say `sealed: true`); what finalize reads is the runner's own copy.
     meta = meta.model_copy(update={"sealed": bool(opts.sealed)})
