@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import socket
 import sys
@@ -129,8 +130,6 @@ def deny_rules(sp: SealPaths) -> list[str]:
 
 
 def guard_command(python: str, policy_path: Path) -> str:
-    import shlex
-
     return f"{shlex.quote(python)} -S {shlex.quote(GUARD_SCRIPT)} {shlex.quote(str(policy_path))}"
 
 
@@ -174,11 +173,29 @@ def cell_problem(cell: Path) -> str | None:
     return None
 
 
-def worker_env(cell: Path) -> dict[str, str]:
-    """What every worker adds to the CLI's environment: a per-cell TMPDIR (see SealPaths.tmp)."""
+def worker_env(cell: Path, sealed: bool, path: str | None = None) -> dict[str, str]:
+    """What every worker adds to the CLI's environment: a per-cell TMPDIR (see SealPaths.tmp), and, sealed, a PATH
+    whose first entry holds an `npm` that answers `npm root -g` at once.
+
+    Why: with the sandbox on, Claude Code 2.1.332 runs `npm root -g` synchronously at start (looking for a
+    seccomp helper its native build does not ship), ~0.5 s of every sealed session on an idle machine and
+    seconds on a loaded one. The answer only adds a candidate folder to a search that also tries the usual
+    global folders, so the empty answer loses nothing; any other npm command goes to the real npm. The shim
+    lives in the cell's tmp/, which the sandbox hides, so the agent's own `npm` is the real one.
+    """
     tmp = Path(cell) / "tmp"
     tmp.mkdir(exist_ok=True)
-    return {"TMPDIR": str(tmp)}
+    path = os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin") if path is None else path
+    real = shutil.which("npm", path=path)
+    if not sealed or real is None:
+        return {"TMPDIR": str(tmp)}
+    shim = tmp / "gatebench-bin"
+    shim.mkdir(exist_ok=True)
+    npm = shim / "npm"
+    npm.write_text('#!/bin/sh\nif [ "$1" = root ] && [ "$2" = -g ] && [ "$#" = 2 ]; then exit 0; fi\n'
+                   f'exec {shlex.quote(real)} "$@"\n')
+    npm.chmod(0o755)
+    return {"TMPDIR": str(tmp), "PATH": f"{shim}{os.pathsep}{path}"}
 
 
 def worker_args(sealed: bool) -> list[str]:
@@ -290,7 +307,7 @@ def run_probe(claude: Path | None = None, timeout_s: float = 120.0) -> ProbeResu
         (sp.repo / ".claude" / "settings.json").write_text(json.dumps(settings, indent=1))
         write_policy(sp, sp.state)
         with FakeMessagesApi(brain_from_data(script)) as api:
-            env = claude_env(api.base_url, sp.home, worker_env(sp.cell))
+            env = claude_env(api.base_url, sp.home, worker_env(sp.cell, True))
             run = run_claude("seal probe", sp.repo, env, timeout_s=timeout_s, claude=claude or find_claude())
             results = _tool_results(api.message_requests())
         if run.result is None or run.result.get("is_error"):

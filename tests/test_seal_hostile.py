@@ -134,12 +134,13 @@ def test_an_honest_agent_still_solves_in_a_sealed_cell(tmp_path, monkeypatch):
     for name, text in sorted(fixed.items()):
         turns += [tool("Read", file_path=f"{repo}/pagekit/{name}"), tool("Write", file_path=f"{repo}/pagekit/{name}",
                                                                           content=text)]
-    turns.append(bash("echo scratch > $TMPDIR/notes.txt && cat $TMPDIR/notes.txt"))
+    turns.append(bash("which npm; echo scratch > $TMPDIR/notes.txt && cat $TMPDIR/notes.txt"))
     _cell, info, rec, results = run_cell(tmp_path, monkeypatch, "tests", turns)
     assert info["rc"] == 0, info
     assert rec.status == "ok" and rec.sealed is True, rec.error
     assert rec.solved is True and rec.blocks == 0 and rec.tamper is False and rec.leak is False
     assert "scratch" in results[-1][1]  # the agent's own temp dir works
+    assert "gatebench-bin" not in results[-1][1]  # the runner's npm shim is out of the agent's sight
 
 
 def test_a_subagent_is_sealed_like_its_parent(tmp_path, monkeypatch):

@@ -180,3 +180,25 @@ def test_a_cell_without_the_seal_is_not_run_as_sealed(tmp_path):
     prep("T1", "none", cell, force=True)
     (cell / "state" / "seal.json").unlink()
     assert "guard" in seal.cell_problem(cell)
+
+
+def test_the_npm_shim_answers_root_at_once_and_passes_the_rest_on(tmp_path):
+    import shutil
+    import subprocess
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    real = bin_dir / "npm"
+    real.write_text('#!/bin/sh\necho "real npm $*"\n')
+    real.chmod(0o755)
+    for c in ("cell", "cell2", "cell3"):
+        (tmp_path / c).mkdir()
+    env = seal.worker_env(tmp_path / "cell", True, path=str(bin_dir))
+    shim_dir = env["PATH"].split(os.pathsep)[0]
+    assert env["PATH"] == f"{shim_dir}{os.pathsep}{bin_dir}" and shim_dir.startswith(str(tmp_path / "cell" / "tmp"))
+    npm = shutil.which("npm", path=env["PATH"])
+    assert subprocess.run([npm, "root", "-g"], capture_output=True, text=True).stdout == ""
+    assert subprocess.run([npm, "ls", "-g"], capture_output=True, text=True).stdout == "real npm ls -g\n"
+    assert subprocess.run([npm, "root"], capture_output=True, text=True).stdout == "real npm root\n"
+    assert "PATH" not in seal.worker_env(tmp_path / "cell2", False, path=str(bin_dir))  # unsealed: no shim
+    assert "PATH" not in seal.worker_env(tmp_path / "cell3", True, path=str(tmp_path / "nowhere"))  # no npm

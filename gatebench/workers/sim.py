@@ -116,7 +116,7 @@ def run(cell: CellPaths, meta: CellMeta, opts, stop: Callable[[], str | None]) -
     sid = session_id_for(cell.root, opts.attempt)
     api = FakeMessagesApi(brain, log_path=cell.api_log).start()
     try:
-        env = claude_env(api.base_url, cell.home, {**seal.worker_env(cell.root), **opts.extra_env,
+        env = claude_env(api.base_url, cell.home, {**seal.worker_env(cell.root, opts.sealed), **opts.extra_env,
                                            CELL_ENV: cell_marker(cell.root)})
         argv = claude_argv(claude, task_prompt(cell.state), [*cli_args(opts, sid), *seal.worker_args(opts.sealed)])
         info = launch(argv, cwd=cell.repo, env=env, stdout=cell.stream, stderr=cell.root / "stderr.log",
