@@ -7,8 +7,10 @@ Runs the same offline `sim` matrix twice (--jobs 1, then --jobs 3) into a tempor
 - overhead per cell = prep + finalize (without its oracle) + the hook's own machinery at every stop
   (hook time minus its oracle and gates, plus the hook process's start-up, measured here on a cold
   process exactly as Claude Code starts it), as a share of a whole sim cell (prep + worker + finalize);
-- the wall-time ratio of --jobs 3 to --jobs 1.
-Goals: overhead under 10% of a sim cell; --jobs 3 at most 0.6x the wall of --jobs 1.
+- the wall-time ratio of --jobs 3 to --jobs 1;
+- a sealed against an unsealed sim cell (the same small matrix, --jobs 1, both run here): mean cell wall.
+Goals: overhead under 10% of a sim cell; --jobs 3 at most 0.6x the wall of --jobs 1; sealed at most 1.2x unsealed.
+`--seal-only` runs just the seal comparison (--seal-configs x --seal-tasks x --seal-reps).
 """
 
 from __future__ import annotations
@@ -27,9 +29,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
-def run_matrix(runs: Path, run_id: str, args: argparse.Namespace, jobs: int) -> float:
-    cmd = [sys.executable, "-m", "gatebench", "matrix", "--worker", "sim", "--configs", args.configs, "--tasks",
-           args.tasks, "--reps", str(args.reps), "--jobs", str(jobs), "--run-id", run_id, "--runs-dir", str(runs)]
+def run_matrix(runs: Path, run_id: str, args: argparse.Namespace, jobs: int, *extra: str,
+               configs: str | None = None, tasks: str | None = None, reps: int | None = None) -> float:
+    cmd = [sys.executable, "-m", "gatebench", "matrix", "--worker", "sim", "--configs", configs or args.configs,
+           "--tasks", tasks or args.tasks, "--reps", str(reps or args.reps), "--jobs", str(jobs), "--run-id", run_id,
+           "--runs-dir", str(runs), *extra]
     t0 = time.monotonic()
     r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     wall = time.monotonic() - t0
@@ -58,13 +62,54 @@ def hook_startup_s(tmp: Path, n: int = 5) -> float:
     return statistics.median(samples)
 
 
+def seal_report(args: argparse.Namespace) -> None:
+    """The same cells sealed and unsealed, side by side in one run (each cell a fresh prep, --jobs 1)."""
+    kw = {"configs": args.seal_configs, "tasks": args.seal_tasks, "reps": args.seal_reps}
+    with tempfile.TemporaryDirectory(prefix="gatebench-bench-seal-") as t:
+        runs = Path(t) / "runs"
+        os.environ["XDG_CACHE_HOME"] = str(Path(t) / "cache")  # a cold probe cache: the probe is measured too
+        run_matrix(runs, "warm", args, 1, "--unsealed", configs="none", tasks=args.seal_tasks, reps=1)  # caches
+        t0 = time.monotonic()
+        run_matrix(runs, "probe", args, 1, configs="none", tasks=args.seal_tasks, reps=1)  # proves the seal once
+        probe_s = time.monotonic() - t0
+        walls: dict[str, list[float]] = {"sealed": [], "unsealed": []}
+        workers: dict[str, list[float]] = {"sealed": [], "unsealed": []}
+        calls: dict[str, list[int]] = {"sealed": [], "unsealed": []}
+        for i in range(2):  # alternate the order, so drift of the shared machine hits both alike
+            for arm in (("sealed", "unsealed") if i == 0 else ("unsealed", "sealed")):
+                run_matrix(runs, f"{arm}{i}", args, 1, *(["--unsealed"] if arm == "unsealed" else []), **kw)
+                recs = [json.loads(x) for x in (runs / f"{arm}{i}" / "results.jsonl").read_text().splitlines()]
+                bad = [r for r in recs if r["sealed"] != (arm == "sealed") or r["status"] != "ok"]
+                if bad:
+                    sys.exit(f"{arm}: unexpected records: {[(r['cell_id'], r['status'], r['sealed']) for r in bad]}")
+                walls[arm] += [(r.get("timing") or {}).get("cell_wall_s", 0.0) for r in recs]
+                workers[arm] += [(r.get("timing") or {}).get("worker_s", 0.0) for r in recs]
+                calls[arm] += [sum((r.get("tool_calls") or {}).values()) for r in recs]
+    s, u = statistics.mean(walls["sealed"]), statistics.mean(walls["unsealed"])
+    print(f"seal: {len(walls['sealed'])} sealed and {len(walls['unsealed'])} unsealed sim cells "
+          f"({args.seal_configs} x {args.seal_tasks} x {args.seal_reps}, twice each): mean cell wall sealed {s:.2f} s, "
+          f"unsealed {u:.2f} s, ratio {s / u:.2f} (goal <= 1.20); medians {statistics.median(walls['sealed']):.2f} / "
+          f"{statistics.median(walls['unsealed']):.2f} s; the seal probe (once per machine and CLI, cached) "
+          f"{probe_s:.1f} s including a 1-cell matrix", flush=True)
+    ws, wu = statistics.mean(workers["sealed"]), statistics.mean(workers["unsealed"])
+    print(f"seal: worker (the CLI session) sealed {ws:.2f} s, unsealed {wu:.2f} s, ratio {ws / wu:.2f}; tool calls per "
+          f"cell {statistics.mean(calls['sealed']):.1f} / {statistics.mean(calls['unsealed']):.1f}", flush=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--configs", help="comma-separated (default: every configs/*.yaml)")
     ap.add_argument("--tasks", default="T1,T2,T7")
     ap.add_argument("--reps", type=int, default=1)
+    ap.add_argument("--seal-configs", default="none,tests")
+    ap.add_argument("--seal-tasks", default="T1")
+    ap.add_argument("--seal-reps", type=int, default=2)
+    ap.add_argument("--seal-only", action="store_true", help="only the sealed vs unsealed comparison")
     args = ap.parse_args()
     os.chdir(ROOT)
+    seal_report(args)
+    if args.seal_only:
+        return 0
     if not args.configs:
         args.configs = ",".join(sorted(p.stem for p in (ROOT / "configs").glob("*.yaml")))
     with tempfile.TemporaryDirectory(prefix="gatebench-bench-matrix-") as t:

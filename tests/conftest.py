@@ -40,6 +40,20 @@ def state_of(repo: Path) -> Path:
     return Path(default_state_dir(str(repo)))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _seal_cache_in_tmp(tmp_path_factory):
+    """`run` and `matrix` cache the seal probe per machine under XDG_CACHE_HOME: keep it out of the user's HOME."""
+    import os
+
+    old = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+    yield
+    if old is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = old
+
+
 @pytest.fixture
 def calc_repo(tmp_path: Path) -> Path:
     """A tiny repo whose visible test fails until calc.add is fixed."""

@@ -230,8 +230,9 @@ def test_a_worker_that_crashes_at_start_is_retried_then_recorded_once_as_infra_e
     fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
     runs = tmp_path / "runs"
     env = {**os.environ, "GATEBENCH_CLAUDE": str(fake)}
-    r = subprocess.run(matrix_cmd(runs, "crash", "--configs", "none", "--tasks", "T1", "--retries", "1"), cwd=ROOT,
-                       capture_output=True, text=True, timeout=300, env=env)
+    # --unsealed: a fake CLI cannot prove the seal (the probe would refuse to start, exit 2).
+    r = subprocess.run(matrix_cmd(runs, "crash", "--configs", "none", "--tasks", "T1", "--retries", "1", "--unsealed"),
+                       cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
     assert r.returncode == 1, r.stdout + r.stderr
     recs = records(runs, "crash")
     assert len(recs) == 1 and recs[0]["status"] == "infra_error" and recs[0]["attempt_no"] == 2
@@ -239,8 +240,8 @@ def test_a_worker_that_crashes_at_start_is_retried_then_recorded_once_as_infra_e
     infra = [json.loads(x) for x in (runs / "crash" / "infra.jsonl").read_text().splitlines()]
     assert [(x["attempt_no"], x["final"]) for x in infra] == [(1, False), (2, True)]
     # A rerun does not retry a cell whose final record is in the ledger.
-    r = subprocess.run(matrix_cmd(runs, "crash", "--configs", "none", "--tasks", "T1", "--retries", "1"), cwd=ROOT,
-                       capture_output=True, text=True, timeout=120, env=env)
+    r = subprocess.run(matrix_cmd(runs, "crash", "--configs", "none", "--tasks", "T1", "--retries", "1", "--unsealed"),
+                       cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
     assert "0 to run" in r.stdout and len(records(runs, "crash")) == 1
 
 

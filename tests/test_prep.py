@@ -25,7 +25,7 @@ def test_prep_makes_a_cell_with_fresh_history_hook_and_deny_rules(tmp_path: Path
     out = tmp_path / "cells" / "c"
     meta = prep("T1", "tests", out, rep=1)
     repo, state = out / "repo", out / "state"
-    assert {p.name for p in out.iterdir()} == {"cell.json", "repo", "state", "home"}
+    assert {p.name for p in out.iterdir()} == {"cell.json", "repo", "state", "home", "tmp"}
     assert not (repo / ".claude" / "gatebench").exists(), "the state dir must live outside the work copy"
 
     log = subprocess.run(["git", "log", "--format=%an %s"], cwd=repo, capture_output=True, text=True).stdout

@@ -98,7 +98,7 @@ def test_a_cli_that_crashes_at_start_is_an_infra_error_naming_why(tmp_path: Path
     prep("T1", "none", cell)
     cli = fake_cli(tmp_path, 'echo "fatal: native binary missing" >&2\nexit 1\n')
     env = {**os.environ, "GATEBENCH_CLAUDE": str(cli)}
-    gatebench_cli("run", str(cell), "--worker", "sim", "--finalize", env=env)
+    gatebench_cli("run", str(cell), "--worker", "sim", "--finalize", "--unsealed", env=env)
     rec = json.loads((cell / "result.json").read_text())
     assert rec["status"] == "infra_error" and not rec["solved"]
     assert "exited 1 without a result event" in rec["error"] and "fatal: native binary missing" in rec["error"]

@@ -80,6 +80,10 @@ def build(
     resolved = cells_mod.resolve(loaded.runs)
     warnings += resolved.warnings
     warnings += cells_mod.version_warnings(resolved.scored)
+    unsealed = sum(1 for r in resolved.scored if not r.sealed)
+    if unsealed:
+        warnings.append(f"{unsealed} of {len(resolved.scored)} scored record(s) ran unsealed (sealed: false): the "
+                        "agent could have reached what judged it; trust their scores less")
     grouped = cells_mod.group(resolved.scored)
     settings = {"confidence": confidence, "resamples": resamples, "seed": seed}
     configs = _config_order(set(grouped), baseline)

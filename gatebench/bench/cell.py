@@ -4,6 +4,7 @@
     C/repo/          the work copy the worker edits (fresh git, one baseline commit, hook installed)
     C/state/         the hook's state dir: config.json, baseline, events.jsonl (outside the work copy)
     C/home/          the worker's temporary HOME (transcripts land under it)
+    C/tmp/           the worker's TMPDIR (the hook's oracle copies; the agent's sandbox temp is C/tmp/claude-<uid>)
     C/stream.jsonl   the worker's stdout (stream-json)
     C/worker.json    how the worker process ended (rc, wall, timed_out, ...)
     C/api.jsonl      sim worker: the fake Messages API's request log

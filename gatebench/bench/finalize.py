@@ -332,6 +332,7 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
         "tamper": bool(changed or tamper_notes), "tampered": changed + tamper_notes, "special_files": special,
         "leak": bool(leaks or leak_notes), "leaks": leaks + leak_notes,
         "findings": findings,
+        "sealed": bool(meta.sealed),
         "turns": int(result.get("num_turns") or sm["api_requests"]),
         "api_requests": tm["api_requests"] if tm else sm["api_requests"],
         "tool_calls": sm["tool_calls"], "tool_errors": sm["tool_errors"], "api_errors": int(api_errors),

@@ -345,7 +345,8 @@ class Matrix:
         o = self.spec.opts
         marker = attempt_marker(cell_dir, self.owner.token)
         opts = {"model": o.model, "max_turns": o.max_turns, "timeout_s": o.timeout_s,
-                "max_budget_usd": o.max_budget_usd, "policy": o.policy, "attempt": attempt, "marker": marker}
+                "max_budget_usd": o.max_budget_usd, "policy": o.policy, "attempt": attempt, "marker": marker,
+                "sealed": o.sealed}
         try:
             return self._child(cell_child, (str(cell_dir), self.spec.worker, opts, prep_s), f"cell {cell_dir.name}")
         finally:

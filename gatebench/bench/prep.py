@@ -17,6 +17,7 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
+from gatebench.bench import seal
 from gatebench.bench.benchstate import bench_resolved
 from gatebench.bench.cell import CellPaths
 from gatebench.bench.tasks import TaskFiles, copy_tree, load_task, tree_hash
@@ -27,6 +28,7 @@ from gatebench.installer.configs import load_config
 from gatebench.installer.install import read_settings, write_settings
 from gatebench.installer.statedir import write_state
 from gatebench.models.cell import CellMeta
+from gatebench.paths import project_root
 from gatebench.taskenv import path_with
 
 GIT_ID = ["-c", "user.name=gatebench", "-c", "user.email=gatebench@localhost", "-c", "commit.gpgsign=false",
@@ -46,8 +48,8 @@ def seed_for(task: str, rep: int, base: int = 0) -> int:
 def deny_rules(paths: list[Path]) -> list[str]:
     """Claude Code permission rules that keep the agent's file tools out of the bench's private folders.
 
-    `//` marks an absolute path in Claude Code's rule syntax. Bash cannot be fenced this way; the
-    leak scan in finalize catches any tool call, Bash included, that names these paths.
+    `//` marks an absolute path in Claude Code's rule syntax. Bash is fenced by the sandbox and the file
+    tools by the guard (gatebench/bench/seal.py); these rules are one more layer for the task's own folders.
     """
     rules = []
     for p in paths:
@@ -62,6 +64,20 @@ def work_settings(current: dict, python: str, state: Path, timeout_s: int, deny:
     perms["deny"] = [*[r for r in perms.get("deny", []) if r not in deny], *deny]
     out["permissions"] = perms
     return out
+
+
+def seal_paths(cell: CellPaths, python: str) -> seal.SealPaths:
+    """The seal's paths for a cell at its final place, links resolved (the sandbox binds real paths).
+
+    A matrix cell (`<runs>/<run-id>/cells/<config>/<task>/r<rep>`) also hides its run folder (the ledger names
+    hidden tests, the other cells hold other agents' work) and the runs folder: --runs-dir may lie outside
+    the bench home.
+    """
+    root = cell.root.parent.resolve() / cell.root.name
+    up = root.parents
+    runs = (up[3], up[4]) if len(up) > 4 and up[2].name == "cells" else ()
+    return seal.SealPaths(bench=project_root(), cell=root, repo=root / "repo", state=root / "state",
+                          home=root / "home", python=python, also_private=runs)
 
 
 def git_baseline(repo: Path) -> str:
@@ -90,7 +106,8 @@ def _build(tmp: CellPaths, final: CellPaths, tf: TaskFiles, cfg_name: str, cfg, 
     current = read_settings(sfile)
     timeout = int(cfg.budget.hook_seconds + SETTINGS_TIMEOUT_MARGIN_S)
     deny = deny_rules([tf.hidden, tf.reference, tf.inject, final.state])
-    settings = work_settings(current, python, final.state, timeout, deny)
+    sp = seal_paths(final, python)
+    settings = seal.seal_settings(work_settings(current, python, final.state, timeout, deny), sp, python)
     if tf.task.env is not None:  # the agent's own `python` is the task environment's
         env_dir = Path(resolved.python).parent.parent
         settings["env"] = {**settings.get("env", {}), "PATH": path_with(env_dir), "VIRTUAL_ENV": str(env_dir)}
@@ -98,7 +115,9 @@ def _build(tmp: CellPaths, final: CellPaths, tf: TaskFiles, cfg_name: str, cfg, 
     commit = git_baseline(tmp.repo)
     # After the settings and the commit, so neither shows up as the agent's change.
     write_state(resolved, tmp.repo, tmp.state, strict=True)
+    seal.write_policy(sp, tmp.state)
     tmp.home.mkdir()
+    (tmp.root / "tmp").mkdir()
     meta = CellMeta(
         task=tf.id, config=cfg_name, rep=rep, run_id=run_id, seed=seed,
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),

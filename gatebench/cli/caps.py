@@ -21,6 +21,8 @@ def add_cap_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"dollar cap per cell, passed to the CLI (default {d.WORKER_MAX_BUDGET_USD:g})")
     p.add_argument("--policy", default=d.WORKER_POLICY,
                    help="sim agent policy in configs/sim/ or a YAML path (default: default)")
+    p.add_argument("--unsealed", action="store_true",
+                   help="run the agent without the seal (no Bash sandbox; needs no bubblewrap); records say sealed: false")
 
 
 def worker_options(args: argparse.Namespace, **extra: object):

@@ -94,6 +94,9 @@ def run(args: argparse.Namespace) -> int:
           + (f"; ceiling ${spec.max_cost_usd:g}" if spec.max_cost_usd is not None else ""))
     if args.dry_run:
         return 0
+    from gatebench.bench.seal import require_seal
+
+    opts.sealed = require_seal(args.unsealed)  # before the first cell: exit 2 naming what leaked
     write_run_json(spec, pre)
     summary = Matrix(spec).run()
     print(json.dumps(summary, indent=1) if args.json else

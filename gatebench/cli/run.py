@@ -39,6 +39,9 @@ def run(args: argparse.Namespace) -> int:
     cell = find_cell(args.cell)
     if cell is None:
         raise UsageError(f"{args.cell}: not inside a prepared cell (no cell.json found); run `gatebench prep` first")
+    from gatebench.bench.seal import require_seal
+
+    opts.sealed = require_seal(args.unsealed)  # exit 2 naming what leaked, before the agent starts
     info = run_worker(args.worker, cell, opts)
     if not args.quiet:
         why = info.get("error") or info.get("killed")

@@ -21,3 +21,5 @@ class CellMeta(BaseModel):
     reference_dir: str
     inject_dir: str
     baseline_commit: str | None = None
+    sealed: bool | None = Field(None, description="written by the runner: the agent ran sealed (seal proven on this "
+                                "machine); None until a worker ran")

@@ -122,6 +122,8 @@ class ResultRecord(Open):
     leaks: list[str] = Field(default_factory=list)
     findings: list[Finding] = Field(default_factory=list, description="tamper and leak findings of the final work "
                                     "copy and the cell's state: harness files, symlinks out, private content")
+    sealed: bool = Field(False, description="the agent ran sealed (cell.json's `sealed`); False: its verdict may "
+                         "have been reachable by the agent")
     turns: int = 0
     api_requests: int | None = None
     tool_calls: dict[str, int] = Field(default_factory=dict)

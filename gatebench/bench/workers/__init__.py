@@ -40,6 +40,9 @@ class WorkerOptions:
     attempt: int = 1
     marker: str = ""  # this attempt's process marker (launch.attempt_marker); empty: the worker makes one
     extra_env: dict[str, str] = field(default_factory=dict)
+    # True only where `gatebench.bench.seal.require_seal` proved the seal on this machine (run, matrix). False
+    # switches the Bash sandbox off from the command line and every record then says sealed: false.
+    sealed: bool = False
 
 
 class Worker(Protocol):
@@ -104,6 +107,16 @@ def _run_locked(name: str, cell: CellPaths, meta: CellMeta, opts: WorkerOptions,
 
     if cell.worker.exists():
         raise UsageError(f"{cell.root} has already been run ({cell.worker} exists); prep it again to rerun")
+    if opts.sealed:
+        from gatebench.bench.seal import cell_problem
+
+        problem = cell_problem(cell.root)
+        if problem:
+            raise UsageError(f"{cell.root} was not prepared with the seal: {problem}; prep it again, or pass --unsealed")
+    # Before the agent starts, and again once it and everything it started are gone: unsealed, the agent could
+    # have rewritten cell.json (say `sealed: true`); what finalize reads is the runner's own copy.
+    meta = meta.model_copy(update={"sealed": bool(opts.sealed)})
+    write_json_atomic(cell.meta, meta.model_dump(mode="json"))
     started = now_iso()
     interrupted = False
     try:
@@ -111,6 +124,7 @@ def _run_locked(name: str, cell: CellPaths, meta: CellMeta, opts: WorkerOptions,
     except KeyboardInterrupt:
         interrupted = True
         info = {"rc": None, "killed": "interrupted", "error": None}
+    write_json_atomic(cell.meta, meta.model_dump(mode="json"))
     record = {"v": WORKER_FILE_VERSION, "worker": name, "started_at": started, "finished_at": now_iso(),
               "options": asdict(opts) | {"extra_env": sorted(opts.extra_env)}, **info}
     write_json_atomic(cell.worker, record)

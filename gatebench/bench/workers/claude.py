@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
+from gatebench.bench import seal
 from gatebench.bench.cell import CellPaths, session_id_for
 from gatebench.bench.workers import require_claude
 from gatebench.bench.workers.launch import (
@@ -33,8 +34,9 @@ def run(cell: CellPaths, meta: CellMeta, opts, stop: Callable[[], str | None]) -
     if problem:
         raise UsageError(problem)
     sid = session_id_for(cell.root, opts.attempt)
-    env = claude_env(None, cell.home, {**credentials(os.environ), **opts.extra_env, CELL_ENV: opts.marker or attempt_marker(cell.root)})
-    argv = claude_argv(claude, task_prompt(cell.state), cli_args(opts, sid))
+    env = claude_env(None, cell.home, {**credentials(os.environ), **seal.worker_env(cell.root, opts.sealed),
+                                       **opts.extra_env, CELL_ENV: opts.marker or attempt_marker(cell.root)})
+    argv = claude_argv(claude, task_prompt(cell.state), [*cli_args(opts, sid), *seal.worker_args(opts.sealed)])
     info = launch(argv, cwd=cell.repo, env=env, stdout=cell.stream, stderr=cell.root / "stderr.log",
                   timeout_s=opts.timeout_s, stop=stop)
     return {**info, "session_id": sid, "model": opts.model, "argv": cell_args_note(argv)}

@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from gatebench.bench import seal
 from gatebench.bench.cell import CellPaths, session_id_for
 from gatebench.bench.workers import require_claude
 from gatebench.bench.workers.launch import (
@@ -121,8 +122,9 @@ def run(cell: CellPaths, meta: CellMeta, opts, stop: Callable[[], str | None]) -
     sid = session_id_for(cell.root, opts.attempt)
     api = FakeMessagesApi(brain, log_path=cell.api_log).start()
     try:
-        env = claude_env(api.base_url, cell.home, {**opts.extra_env, CELL_ENV: opts.marker or attempt_marker(cell.root)})
-        argv = claude_argv(claude, task_prompt(cell.state), cli_args(opts, sid))
+        env = claude_env(api.base_url, cell.home, {**seal.worker_env(cell.root, opts.sealed), **opts.extra_env,
+                                                   CELL_ENV: opts.marker or attempt_marker(cell.root)})
+        argv = claude_argv(claude, task_prompt(cell.state), [*cli_args(opts, sid), *seal.worker_args(opts.sealed)])
         info = launch(argv, cwd=cell.repo, env=env, stdout=cell.stream, stderr=cell.root / "stderr.log",
                       timeout_s=opts.timeout_s, stop=stop)
         api_totals = api.usage_totals()

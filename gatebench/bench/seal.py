@@ -1,0 +1,431 @@
+"""The seal of a bench cell (ring 1 of the trust boundary): what the agent may read and write, and the proof.
+
+Three layers, all written by prep into the cell, all facts checked on the pinned CLI (SPEC.md, "Sealed cells"):
+- Claude Code's Bash sandbox (bubblewrap + socat): `sandbox.filesystem.denyRead` hides the bench home (tasks,
+  hidden, reference, inject, configs, runs/ with every other cell, the checkout's git objects), the cell dir
+  (state, HOME, the hook's temp dir) and /tmp; `allowRead` gives back the work copy and the Python env the
+  tests run with. Writes are the sandbox's: the work copy and Claude's temp dir, `<cell>/tmp/claude-<uid>`.
+- A PreToolUse guard (gatebench/bench/seal_guard.py) holds the file tools (Read, Write, Edit, ...) to the same
+  read rule and to writes in the work copy and that temp dir only, links resolved.
+- `permissions.deny` Read/Edit rules for the private folders and the settings files the hook depends on.
+
+`probe` proves the seal on this machine with a scripted agent through the real CLI; `matrix` and `run`
+refuse to start a sealed run without that proof.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+import shutil
+import socket
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+GUARD_SCRIPT = str(Path(__file__).resolve().parent / "seal_guard.py")
+POLICY_FILE = "seal.json"  # in the cell's state dir
+PRIVATE = ("tasks", "hidden", "reference", "inject", "configs", "runs")
+FILE_TOOLS = "Read|Write|Edit|MultiEdit|NotebookEdit|NotebookRead|Grep|Glob|LS"
+GUARD_TIMEOUT_S = 30
+SEAL_VERSION = 1  # bump when the seal's settings change: a cached probe of another seal proves nothing
+UNSEAL_SETTINGS = '{"sandbox": {"enabled": false}}'  # --settings outranks the project file
+FIX = ("install bubblewrap and socat (`apt-get install -y bubblewrap socat`, or scripts/setup), "
+       "or pass --unsealed to run without the seal (every record then says sealed: false)")
+
+
+@dataclass(frozen=True)
+class SealPaths:
+    bench: Path  # the bench home (project_root): tasks/, hidden/, ...
+    cell: Path  # the cell dir
+    repo: Path  # the work copy
+    state: Path
+    home: Path
+    python: str  # the interpreter the task's tests run with
+    also_private: tuple[Path, ...] = ()  # more folders to hide (a matrix cell's run folder and runs folder)
+
+    @property
+    def tmp(self) -> Path:
+        """TMPDIR of the worker and so of the hook (oracle copies land here, hidden from the agent)."""
+        return self.cell / "tmp"
+
+    @property
+    def agent_tmp(self) -> Path:
+        """Claude Code's sandbox temp dir: `$TMPDIR/claude-<uid>`, the agent's only writable place but its copy."""
+        return self.tmp / f"claude-{os.getuid()}"
+
+
+def git_dirs(bench: Path) -> list[Path]:
+    """The checkout's git dir(s): its objects hold hidden/ and reference/ under other names."""
+    dot = bench / ".git"
+    if dot.is_dir():
+        return [dot]
+    out = [dot]
+    try:
+        line = dot.read_text().strip()
+    except OSError:
+        return out
+    if line.startswith("gitdir:"):
+        gitdir = (bench / line.split(":", 1)[1].strip()).resolve()
+        out.append(gitdir)
+        common = gitdir / "commondir"
+        if common.is_file():
+            out.append((gitdir / common.read_text().strip()).resolve())
+    return out
+
+
+def python_env(python: str) -> Path | None:
+    """The venv (or prefix) the tests' interpreter lives in, to give back to the agent for reading."""
+    p = Path(python)
+    venv = p.parent.parent
+    return venv if (venv / "pyvenv.cfg").is_file() else None
+
+
+def read_rules(sp: SealPaths, *, guard: bool = False) -> tuple[list[str], list[str]]:
+    """(denyRead, allowRead) as absolute paths: the longest matching prefix wins.
+
+    The agent's temp dir is re-allowed for the guard only: the sandbox makes it writable by itself, and
+    naming it in allowRead re-binds it read-only (seen on 2.1.332: every Bash call then fails).
+    """
+    deny = [sp.bench, *(sp.bench / d for d in PRIVATE), *git_dirs(sp.bench), *sp.also_private, sp.cell, Path("/tmp"),
+            Path("/var/tmp")]
+    allow = [sp.repo, *([sp.agent_tmp] if guard else [])]
+    env = python_env(sp.python)
+    if env is not None:
+        allow.append(env)
+    norm = lambda ps: list(dict.fromkeys(os.path.normpath(os.path.abspath(p)) for p in ps))  # noqa: E731
+    return norm(deny), norm(allow)
+
+
+def settings_files(sp: SealPaths) -> list[str]:
+    """Settings whose `env` and hooks Claude Code hands to the hook: the agent must not change them."""
+    return [str(sp.repo / ".claude" / "settings.json"), str(sp.repo / ".claude" / "settings.local.json"),
+            str(sp.home / ".claude" / "settings.json"), str(sp.home / ".claude" / "settings.local.json")]
+
+
+def policy(sp: SealPaths) -> dict:
+    deny, allow = read_rules(sp, guard=True)
+    return {"v": SEAL_VERSION, "read_deny": deny, "read_allow": allow,
+            "write": [str(sp.repo), str(sp.agent_tmp)], "never_write": settings_files(sp),
+            # Claude Code reads hooks, skills and agents from the work copy's .claude/: none may be added.
+            "never_write_under": [str(sp.repo / ".claude")]}
+
+
+def deny_rules(sp: SealPaths) -> list[str]:
+    """permission deny rules (`//` = an absolute path in Claude Code's rule syntax).
+
+    Claude Code also turns Edit(...) rules into the sandbox's denyWrite and Read(...) into denyRead, so the
+    cell's tmp is not named here: the agent's own temp dir is inside it and would turn read-only.
+    """
+    rules = []
+    for p in [*(sp.bench / d for d in PRIVATE if d != "runs"), sp.state, sp.home]:
+        a = os.path.abspath(p)
+        rules += [f"Read(/{a}/**)", f"Edit(/{a}/**)"]
+    rules += [f"Edit(/{f})" for f in settings_files(sp)]
+    rules.append(f"Edit(/{os.path.abspath(sp.repo / '.claude')}/**)")
+    return rules
+
+
+def guard_command(python: str, policy_path: Path) -> str:
+    return f"{shlex.quote(python)} -S {shlex.quote(GUARD_SCRIPT)} {shlex.quote(str(policy_path))}"
+
+
+def seal_settings(current: dict, sp: SealPaths, guard_python: str) -> dict:
+    """`current` settings plus the sandbox, the guard hook and the deny rules (idempotent)."""
+    out = dict(current)
+    deny, allow = read_rules(sp)
+    out["sandbox"] = {"enabled": True, "allowUnsandboxedCommands": False, "failIfUnavailable": True,
+                      "filesystem": {"denyRead": deny, "allowRead": allow}}
+    perms = dict(out.get("permissions") or {})
+    rules = deny_rules(sp)
+    perms["deny"] = [*[r for r in perms.get("deny", []) if r not in rules], *rules]
+    out["permissions"] = perms
+    hooks = dict(out.get("hooks") or {})
+    entry = {"type": "command", "command": guard_command(guard_python, sp.state / POLICY_FILE),
+             "timeout": GUARD_TIMEOUT_S}
+    groups = [g for g in hooks.get("PreToolUse", []) if GUARD_SCRIPT not in json.dumps(g)]
+    hooks["PreToolUse"] = [*groups, {"matcher": FILE_TOOLS, "hooks": [entry]}]
+    out["hooks"] = hooks
+    return out
+
+
+def write_policy(sp: SealPaths, state_now: Path) -> None:
+    """state/seal.json (paths name the final cell; `state_now` is where the state dir is while prep builds it)."""
+    (state_now / POLICY_FILE).write_text(json.dumps(policy(sp), indent=1) + "\n")
+
+
+def cell_problem(cell: Path) -> str | None:
+    """None if prep wrote the seal into this cell, else what is missing (a cell from before the seal, or edited)."""
+    try:
+        settings = json.loads((Path(cell) / "repo" / ".claude" / "settings.json").read_text())
+        box = settings.get("sandbox") or {}
+        guard = any(GUARD_SCRIPT in json.dumps(g) for g in (settings.get("hooks") or {}).get("PreToolUse", []))
+    except (OSError, ValueError, AttributeError) as e:
+        return f"its settings cannot be read ({e})"
+    if not (box.get("enabled") is True and box.get("allowUnsandboxedCommands") is False
+            and box.get("failIfUnavailable") is True and (box.get("filesystem") or {}).get("denyRead")):
+        return "its .claude/settings.json has no sandbox settings"
+    if not guard or not (Path(cell) / "state" / POLICY_FILE).is_file():
+        return "its file-tool guard is missing"
+    return None
+
+
+def worker_env(cell: Path, sealed: bool, path: str | None = None) -> dict[str, str]:
+    """What every worker adds to the CLI's environment: a per-cell TMPDIR (see SealPaths.tmp), and, sealed, a PATH
+    whose first entry holds an `npm` that answers `npm root -g` at once.
+
+    Why: with the sandbox on, Claude Code 2.1.332 runs `npm root -g` synchronously at start (looking for a
+    seccomp helper its native build does not ship), ~0.5 s of every sealed session on an idle machine and
+    seconds on a loaded one. The answer only adds a candidate folder to a search that also tries the usual
+    global folders, so the empty answer loses nothing; any other npm command goes to the real npm. The shim
+    lives in the cell's tmp/, which the sandbox hides, so the agent's own `npm` is the real one.
+    """
+    tmp = Path(cell) / "tmp"
+    tmp.mkdir(exist_ok=True)
+    path = os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin") if path is None else path
+    real = shutil.which("npm", path=path)
+    if not sealed or real is None:
+        return {"TMPDIR": str(tmp)}
+    shim = tmp / "gatebench-bin"
+    shim.mkdir(exist_ok=True)
+    npm = shim / "npm"
+    npm.write_text('#!/bin/sh\nif [ "$1" = root ] && [ "$2" = -g ] && [ "$#" = 2 ]; then exit 0; fi\n'
+                   f'exec {shlex.quote(real)} "$@"\n')
+    npm.chmod(0o755)
+    return {"TMPDIR": str(tmp), "PATH": f"{shim}{os.pathsep}{path}"}
+
+
+def worker_args(sealed: bool) -> list[str]:
+    """An unsealed run switches the sandbox off from the command line (bubblewrap may be missing)."""
+    return [] if sealed else ["--settings", UNSEAL_SETTINGS]
+
+
+# ------------------------------------------------------------------------------------------- the probe
+
+
+SECRET = "GATEBENCH-SEAL-PROBE-SECRET-7f3a"
+PWNED = "GATEBENCH-SEAL-PROBE-PWNED"
+
+
+def _probe_layout(root: Path) -> tuple[SealPaths, dict[str, Path]]:
+    bench = root / "bench"
+    cell = bench / "runs" / "probe" / "cells" / "c" / "P" / "r0"
+    sp = SealPaths(bench=bench, cell=cell, repo=cell / "repo", state=cell / "state", home=cell / "home",
+                   python=sys.executable)
+    secrets = {"hidden": bench / "hidden" / "P" / "test_secret.py", "reference": bench / "reference" / "P" / "mod.py",
+               "other_cell": bench / "runs" / "probe" / "cells" / "c" / "P" / "r1" / "repo" / "mod.py",
+               "state": sp.state / "config.json", "hook_tmp": sp.tmp / "oracle-copy" / "test_secret.py"}
+    for p in secrets.values():
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(f"{SECRET}\n")
+    for d in (sp.repo, sp.home):
+        d.mkdir(parents=True, exist_ok=True)
+    (sp.repo / "mod.py").write_text("x = 1\n")
+    return sp, secrets
+
+
+def _probe_script(sp: SealPaths) -> tuple[dict, dict[str, Path]]:
+    """The probe agent: every indirect read and outside write we know, each through the real tools."""
+    b, r = sp.bench, sp.repo
+    targets = {"state": sp.state / "pwned", "home_settings": sp.home / ".claude" / "settings.json",
+               "bench": b / "pwned", "local_settings": r / ".claude" / "settings.local.json",
+               "venv": Path(sys.prefix) / "pwned.pth", "tmp": Path("/tmp") / f"gatebench-probe-{os.getpid()}",
+               "agent_definition": r / ".claude" / "agents" / "pwned.md"}
+
+    def bash(cmd: str) -> dict:
+        return {"content": [{"type": "tool_use", "name": "Bash", "input": {"command": cmd, "description": "probe"}}]}
+
+    def tool(name: str, **inp: str) -> dict:
+        return {"content": [{"type": "tool_use", "name": name, "input": inp}]}
+
+    env_json = json.dumps({"env": {"PYTHONPATH": str(r), "PYTEST_PLUGINS": "evil"}})
+    turns = [
+        bash(f"cat {b}/h*/P/*.py > {r}/leak_glob.txt; cat {b}/runs/*/cells/*/*/r1/repo/* > {r}/leak_cell.txt; "
+             f"cat {sp.cell}/t*/*/*.py > {r}/leak_tmp.txt; true"),
+        bash(f"python3 -c \"import glob; print([open(p).read() for p in glob.glob('{b}/hid*/*/*')"
+             f" + glob.glob('{b}/ref*/*/*')])\" > {r}/leak_pyglob.txt; true"),
+        bash(f"ln -s {b}/hidden/P/test_secret.py {r}/link_hidden.py; ln -s ../../../../../../../reference {r}/link_ref; "
+             f"cat {r}/link_hidden.py {r}/link_ref/P/mod.py > {r}/leak_link.txt; true"),
+        tool("Read", file_path=f"{r}/link_hidden.py"),
+        tool("Read", file_path=f"{r}/link_ref/P/mod.py"),
+        tool("Read", file_path=str(sp.state / "config.json")),
+        bash(f"echo {PWNED} > {targets['state']}; mkdir -p {sp.home}/.claude; echo '{env_json}' > "
+             f"{targets['home_settings']}; echo {PWNED} > {targets['bench']}; echo '{env_json}' > "
+             f"{targets['local_settings']}; echo {PWNED} > {targets['venv']}; echo {PWNED} > {targets['tmp']}; "
+             f"echo ok > {r}/ok_bash.txt; echo ok > $TMPDIR/ok.txt && cp $TMPDIR/ok.txt {r}/ok_tmp.txt; "
+             f"mkdir -p {r}/.claude/agents; echo {PWNED} > {targets['agent_definition']}; true"),
+        tool("Write", file_path=str(targets["home_settings"]), content=env_json),
+        tool("Write", file_path=str(targets["local_settings"]), content=env_json),
+        tool("Write", file_path=str(sp.state / "pwned_write"), content=PWNED),
+        tool("Write", file_path=str(targets["agent_definition"]), content=PWNED),
+        tool("Write", file_path=f"{r}/ok_write.txt", content="ok\n"),
+        {"content": [{"type": "text", "text": "Probe done."}]},
+    ]
+    targets["state_write"] = sp.state / "pwned_write"
+    return {"steps": [{"on": "start", "turns": turns}]}, targets
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    sealed: bool
+    problems: list[str]
+    seconds: float
+    cli_version: str | None = None
+    cached: bool = False
+
+    def message(self) -> str:
+        if self.sealed:
+            return "the seal holds on this machine"
+        return ("the agent is not sealed on this machine: " + "; ".join(self.problems[:8])
+                + f". Fix: {FIX}")
+
+
+def run_probe(claude: Path | None = None, timeout_s: float = 120.0) -> ProbeResult:
+    """A scripted agent, through the real CLI and the fake API, tries to get out of a sealed probe cell."""
+    import time
+
+    from gatebench.claude_cli import claude_env, find_claude, run_claude
+    from gatebench.sim.brain import brain_from_data
+    from gatebench.sim.server import FakeMessagesApi
+
+    t0 = time.monotonic()
+    problems: list[str] = []
+    missing = [b for b in ("bwrap", "socat") if shutil.which(b) is None]
+    if missing:
+        problems.append(f"{' and '.join(missing)} not installed (Claude Code's Bash sandbox needs bubblewrap and socat)")
+    root = Path(tempfile.mkdtemp(prefix="gatebench-seal-probe-")).resolve()
+    try:
+        sp, _secrets = _probe_layout(root)
+        script, targets = _probe_script(sp)
+        settings = seal_settings({}, sp, sys.executable)
+        hook_mark = sp.state / "hook_ran"
+        settings["hooks"]["Stop"] = [{"hooks": [{"type": "command", "command": f"echo ran > {hook_mark}"}]}]
+        (sp.repo / ".claude").mkdir()
+        (sp.repo / ".claude" / "settings.json").write_text(json.dumps(settings, indent=1))
+        write_policy(sp, sp.state)
+        with FakeMessagesApi(brain_from_data(script)) as api:
+            env = claude_env(api.base_url, sp.home, worker_env(sp.cell, True))
+            run = run_claude("seal probe", sp.repo, env, timeout_s=timeout_s, claude=claude or find_claude())
+            results = _tool_results(api.message_requests())
+        if run.result is None or run.result.get("is_error"):
+            problems.append(f"the probe agent did not finish (rc {run.rc}): {run.stderr.strip()[-300:]}")
+        for name, text in results:
+            if SECRET in text:
+                problems.append(f"{name} read a private file: {text.strip()[:120]!r}")
+        for f in sp.repo.rglob("*"):
+            if f.is_file() and not f.is_symlink() and SECRET in f.read_text(errors="replace"):
+                problems.append(f"Bash copied private content into the work copy ({f.name})")
+        for what, t in targets.items():
+            if t.exists() and (what.endswith("settings") or PWNED in t.read_text(errors="replace")):
+                problems.append(f"the agent wrote outside its work copy: {what} ({t})")
+        for ok in ("ok_bash.txt", "ok_tmp.txt", "ok_write.txt"):
+            if not (sp.repo / ok).is_file():
+                problems.append(f"an allowed write failed ({ok}): the seal would break honest work")
+        if not hook_mark.is_file():
+            problems.append("the Stop hook did not run (it must keep its access under the seal)")
+        version = (run.result or {}).get("claude_code_version") or _init_version(run.events)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+        # What an unsealed probe may have written outside its folder (the venv's .pth would run at every start).
+        for t in (Path(sys.prefix) / "pwned.pth", Path("/tmp") / f"gatebench-probe-{os.getpid()}"):
+            if t.is_file() and PWNED in t.read_text(errors="replace"):
+                t.unlink()
+    return ProbeResult(sealed=not problems, problems=problems, seconds=round(time.monotonic() - t0, 2),
+                       cli_version=version)
+
+
+def _init_version(events: list[dict]) -> str | None:
+    return next((e.get("claude_code_version") for e in events if e.get("subtype") == "init"), None)
+
+
+def _tool_results(requests: list[dict]) -> list[tuple[str, str]]:
+    """(tool call summary, result text) of every tool call, from the last request (it carries them all)."""
+    if not requests:
+        return []
+    msgs = requests[-1]["body"].get("messages") or []
+    calls: dict[str, str] = {}
+    out = []
+    for m in msgs:
+        for b in m.get("content") if isinstance(m.get("content"), list) else []:
+            if b.get("type") == "tool_use":
+                calls[b.get("id")] = f"{b.get('name')} {json.dumps(b.get('input'))[:100]}"
+            elif b.get("type") == "tool_result":
+                c = b.get("content")
+                text = "\n".join(x.get("text", "") for x in c) if isinstance(c, list) else str(c)
+                out.append((calls.get(b.get("tool_use_id"), "a tool call"), text))
+    return out
+
+
+# ------------------------------------------------------------------------------------------- the cache
+
+
+def _stat_key(path: str | None) -> str:
+    if not path:
+        return "-"
+    try:
+        st = os.stat(path)
+        return f"{os.path.realpath(path)}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
+    except OSError:
+        return "-"
+
+
+def machine_key(claude: Path) -> str:
+    """What the probe's verdict depends on: host, the CLI binary, bwrap, socat, the seal's version, uid."""
+    parts = [socket.gethostname(), str(os.getuid()), str(SEAL_VERSION), _stat_key(str(claude)),
+             _stat_key(shutil.which("bwrap")), _stat_key(shutil.which("socat")),
+             _stat_key(GUARD_SCRIPT), _stat_key(__file__)]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
+
+
+def cache_path() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "gatebench" / "seal-probe.json"
+
+
+def prove_seal(claude: Path, *, use_cache: bool = True) -> ProbeResult:
+    """The probe's verdict for this machine: from the cache if a probe of exactly this set-up passed, else run it.
+
+    Only a pass is cached (a failure is re-probed next time, after the fix), keyed by everything it depends on,
+    so a stale entry can never claim a seal that a changed machine no longer has.
+    """
+    key = machine_key(claude)
+    path = cache_path()
+    if use_cache:
+        try:
+            data = json.loads(path.read_text())
+            if data.get("key") == key and data.get("sealed") is True:
+                return ProbeResult(True, [], 0.0, data.get("cli_version"), cached=True)
+        except (OSError, ValueError, AttributeError):
+            pass
+    res = run_probe(claude)
+    if res.sealed:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}")
+            tmp.write_text(json.dumps({"key": key, "sealed": True, "cli_version": res.cli_version,
+                                       "seconds": res.seconds}) + "\n")
+            tmp.replace(path)
+        except OSError:
+            pass
+    return res
+
+
+def require_seal(unsealed: bool, out=None) -> bool:
+    """For `run` and `matrix`: True (sealed) once proven, False with --unsealed; UsageError if the seal fails."""
+    out = out or sys.stderr
+    from gatebench.bench.workers import require_claude
+    from gatebench.errors import UsageError
+
+    if unsealed:
+        print("gatebench: warning: --unsealed: the agent is not sealed; records say sealed: false", file=out)
+        return False
+    res = prove_seal(Path(require_claude()))
+    if not res.sealed:
+        raise UsageError(res.message())
+    if not res.cached:
+        print(f"[seal] proven on this machine in {res.seconds:g}s (probe agent: no private read, no outside write)",
+              file=out)
+    return True
