@@ -24,7 +24,7 @@ from gatebench.cell import CellPaths
 from gatebench.cli import UsageError
 from gatebench.hook.defaults import DEFAULT_IGNORE
 from gatebench.hook.globs import GlobSet
-from gatebench.hook.snapshot import diff, read_json, tree_hash, walk
+from gatebench.hook.snapshot import compare
 from gatebench.hook.state import Paths, read_events
 from gatebench.leaks import scan
 from gatebench.loading import load_model
@@ -126,9 +126,8 @@ def never_worked(stops: list[dict]) -> tuple[str, str] | None:
 
 def tampered(repo: Path, state: Path, resolved: dict) -> list[str]:
     """Protected paths (tests, hook settings, ...) whose content differs from the baseline."""
-    base = read_json(Paths(str(state)).baseline)
-    now = walk(str(repo), GlobSet(resolved.get("ignore") or []))
-    d = diff(base, now.manifest)
+    paths = Paths(str(state))
+    d = compare(str(repo), GlobSet(resolved.get("ignore") or []), paths.baseline, paths.blobs).diff
     protected = GlobSet(resolved.get("protected") or [])
     return [p for p in d.paths if protected.match(p)]
 
@@ -156,8 +155,9 @@ def reusable_oracle(cell: CellPaths, resolved: dict, events: list[dict], session
     judged = ((last or {}).get("snapshot") or {}).get("tree")
     if not oracle or oracle.get("error") or not isinstance(oracle.get("passed"), int) or not judged:
         return None
-    now = walk(str(cell.repo), GlobSet(resolved.get("ignore") or []))
-    if now.errors or tree_hash(now.manifest) != judged:
+    paths = Paths(str(cell.state))
+    now = compare(str(cell.repo), GlobSet(resolved.get("ignore") or []), paths.baseline, paths.blobs)
+    if now.errors or now.tree_hash() != judged:
         return None
     return {**oracle, "seconds": 0.0, "reused_from_stop": last.get("attempt")}
 

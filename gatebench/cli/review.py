@@ -88,21 +88,21 @@ def review(work: Path, args: argparse.Namespace) -> dict:
         raise UsageError(f"{paths.config}: cannot read the resolved config ({e})")
     base_path = newest_baseline(state)
     try:
-        baseline = snapshot.read_json(str(base_path))
+        snap = snapshot.compare(str(repo), GlobSet(resolved.get("ignore") or DEFAULT_IGNORE), str(base_path),
+                                paths.blobs)
     except (OSError, ValueError) as e:
         raise UsageError(f"{base_path}: cannot read the baseline snapshot ({e})")
+    baseline, d = snap.baseline, snap.diff
     spec_def = reviewer_def(args)
     name = spec_def["name"]
     resolved = {**resolved, "reviewers": {**(resolved.get("reviewers") or {}), name: spec_def}}
-    walked = snapshot.walk(str(repo), GlobSet(resolved.get("ignore") or DEFAULT_IGNORE))
-    d = snapshot.diff(baseline, walked.manifest)
     protected = GlobSet(resolved.get("protected") or [])
     gate = next((g for g in resolved.get("config", {}).get("gates", []) if g.get("kind") == "review"), {})
     spec = {"kind": "review", "reviewers": [name], "vote": "any",
             "timeout_s": float(spec_def["timeout_s"]) + 5.0,
             "on_no_evidence": gate.get("on_no_evidence", "pass")}
     ctx = GateContext(
-        repo=str(repo), state_dir=str(state), blob_dir=paths.blobs, baseline=baseline, now=walked.manifest,
+        repo=str(repo), state_dir=str(state), blob_dir=paths.blobs, baseline=baseline, now=snap.now,
         diff=d, protected_touched=[p for p in d.paths if protected.match(p)], stray=[], resolved=resolved,
         session={}, attempt=0, last_message="", deadline=time.monotonic() + spec["timeout_s"] + 300.0,
     )

@@ -93,14 +93,11 @@ def run_gate(kind: str, spec: dict, ctx: GateContext) -> Verdict:
     return v
 
 
-def load_baseline(paths: Paths, session_id: str) -> dict:
+def baseline_path(paths: Paths, session_id: str) -> str:
+    """The session's baseline (SessionStart) if it has one, else the state's (prep or install)."""
     for p in (paths.session_baseline(session_id), paths.baseline):
-        try:
-            return snapshot.read_manifest(p)
-        except FileNotFoundError:
-            continue
-        except (OSError, ValueError) as e:
-            raise HookError(f"baseline {p} is unreadable: {e}")
+        if os.path.exists(p):
+            return p
     raise HookError(f"no baseline snapshot in {paths.state} (SessionStart did not run, nor prep/install)")
 
 
@@ -150,20 +147,23 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
         deadline = t0 + float(budget.get("hook_seconds", 600))
         repo = resolved.get("repo") or hook_input.get("cwd") or os.getcwd()
 
-        baseline = load_baseline(paths, sid)
+        base_path = baseline_path(paths, sid)
         ignore = GlobSet(resolved.get("ignore") or DEFAULT_IGNORE)
-        walked = snapshot.current(repo, ignore, paths.statcache)
-        errors.extend(walked.errors[:20])
-        d = snapshot.diff(baseline, walked.manifest)
+        try:
+            snap = snapshot.compare(repo, ignore, base_path, paths.blobs, paths.statcache)
+        except (OSError, ValueError) as e:
+            raise HookError(f"baseline {base_path} is unreadable: {e}")
+        errors.extend(snap.errors[:20])
+        d = snap.diff
         protected = GlobSet(resolved.get("protected") or cfg.get("protected") or [])
         stray_globs = GlobSet(cfg.get("stray") or [])
         touched = [p for p in d.paths if protected.match(p)]
         stray = [p for p in d.created if stray_globs.match(p)]
         event["diff"] = diff_summary(d, touched, stray)
-        event["snapshot"] = {"files": len(walked.manifest), "hashed": walked.hashed}
+        event["snapshot"] = {"files": snap.files, "hashed": snap.hashed, "via": snap.via}
         bench = resolved.get("mode") == "bench"
         if bench:  # finalize reuses this stop's oracle result only if the final tree hashes the same
-            event["snapshot"]["tree"] = snapshot.tree_hash(walked.manifest)
+            event["snapshot"]["tree"] = snap.tree_hash()
 
         oracle_result = None
         if bench and resolved.get("oracle"):
@@ -176,7 +176,7 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
                                ("solved", "passed", "failed", "errors", "skipped", "failing", "error", "seconds")}
 
         ctx = GateContext(
-            repo=repo, state_dir=state_dir, blob_dir=paths.blobs, baseline=baseline, now=walked.manifest,
+            repo=repo, state_dir=state_dir, blob_dir=paths.blobs, baseline=snap.baseline, now=snap.now,
             diff=d, protected_touched=touched, stray=stray, resolved=resolved, session=session,
             attempt=attempt, last_message=event["last_assistant_message"], deadline=deadline, oracle=oracle_result,
             transcript_path=hook_input.get("transcript_path"),
@@ -249,7 +249,12 @@ def session_start(raw_stdin: str, state_arg: str | None) -> dict:
                 repo, GlobSet(resolved.get("ignore") or DEFAULT_IGNORE), os.path.dirname(target),
                 GlobSet(resolved.get("protected") or []), paths.blobs,
             )
-            os.replace(os.path.join(os.path.dirname(target), "manifest.json"), target)
+            taken = os.path.join(os.path.dirname(target), "manifest.json")
+            os.replace(taken, target)
+            if os.path.exists(taken + ".git"):  # the git path's tree id travels with its manifest
+                os.replace(taken + ".git", target + ".git")
+            elif os.path.exists(target + ".git"):
+                os.remove(target + ".git")
             errors.extend(summary.pop("errors")[:20])
             event["baseline"] = summary
     except Exception as e:

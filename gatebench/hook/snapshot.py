@@ -183,6 +183,10 @@ def store_blobs(root: str, manifest: Manifest, blob_dir: str, must: GlobSet | No
 
 
 def read_blob(blob_dir: str, sha: str) -> bytes | None:
+    if len(sha) == 40:  # a git blob id: the git path stored it (gitsnap.py)
+        from gatebench.hook import gitsnap
+
+        return gitsnap.read_blob(gitsnap.git_dir_for(blob_dir), sha)
     try:
         with open(os.path.join(blob_dir, sha), "rb") as f:
             return f.read()
@@ -191,7 +195,18 @@ def read_blob(blob_dir: str, sha: str) -> bytes | None:
 
 
 def take_baseline(root: str, ignore: GlobSet, dest_dir: str, must_store: GlobSet | None, blob_dir: str) -> dict:
-    """Snapshot `root` into dest_dir/manifest.json and blob_dir; returns a summary."""
+    """Snapshot `root` into dest_dir/manifest.json and blob_dir; returns a summary.
+
+    In a git work tree the git path takes it (gitsnap.py): a tree in the state's private git dir.
+    """
+    from gatebench.hook import gitsnap
+
+    if gitsnap.usable(root):
+        return gitsnap.take_baseline(root, ignore.patterns, ignore.match, dest_dir, gitsnap.git_dir_for(blob_dir))
+    try:
+        os.remove(os.path.join(dest_dir, "manifest.json" + gitsnap.SIDECAR))  # this baseline is the walker's
+    except FileNotFoundError:
+        pass
     t0 = time.monotonic()
     w = walk(root, ignore)
     errors = w.errors + store_blobs(root, w.manifest, blob_dir, must_store)
@@ -238,3 +253,40 @@ def current(root: str, ignore: GlobSet, cache_path: str) -> Walk:
         except OSError as e:
             w.errors.append(f"cannot write stat cache: {e.strerror}")
     return w
+
+
+class Snap:
+    """The work tree now against a baseline, by whichever path took that baseline (walker or git)."""
+
+    __slots__ = ("_tree", "baseline", "diff", "errors", "files", "hashed", "now", "via")
+
+    def __init__(self, baseline, now, d: Diff, files: int, hashed: int, errors: list[str], via: str, tree=None):
+        self.baseline, self.now, self.diff = baseline, now, d
+        self.files, self.hashed, self.errors, self.via, self._tree = files, hashed, errors, via, tree
+
+    def tree_hash(self) -> str:
+        """What this stop judged, comparable later: the git tree id, or a sha256 over the walker's manifest."""
+        if self._tree is None:
+            self._tree = tree_hash(self.now)
+        return self._tree
+
+
+def compare(root: str, ignore: GlobSet, baseline_path: str, blob_dir: str, cache_path: str | None = None) -> Snap:
+    """Snapshot `root` the way the baseline at baseline_path was taken, and diff it against that baseline.
+
+    Raises FileNotFoundError if there is no baseline there. `cache_path`: the walker's stat cache (None:
+    a plain walk, nothing written); the git path always updates its private index.
+    """
+    from gatebench.hook import gitsnap
+
+    os.stat(baseline_path)
+    base_tree = gitsnap.baseline_tree(baseline_path)
+    if base_tree is not None:
+        git_dir = gitsnap.git_dir_for(blob_dir)
+        g = gitsnap.current(root, git_dir, ignore.match)
+        d = Diff(*gitsnap.diff_trees(git_dir, root, base_tree, g.tree))
+        return Snap(gitsnap.TreeManifest(git_dir, root, base_tree), g.manifest, d, g.files, g.hashed, g.errors,
+                    "git", g.tree)
+    base = read_manifest(baseline_path)
+    w = current(root, ignore, cache_path) if cache_path else walk(root, ignore)
+    return Snap(base, w.manifest, diff(base, w.manifest), len(w.manifest), w.hashed, w.errors, "walk")
