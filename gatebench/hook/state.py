@@ -7,6 +7,8 @@ Layout of a state dir (SPEC.md, "State dir"):
   sessions/<sid>.manifest.json  baseline taken at SessionStart (installed mode)
   blobs/<sha256>              content-addressed file contents of every baseline
   statcache.marshal           stat cache of the last walk (private; deleted = rebuilt)
+  git/                        the git path's private git dir: index, objects, exclude (gitsnap.py)
+  baseline/manifest.json.git  the baseline's git tree id, when the git path took it
   events.jsonl                one line per hook call
 """
 
@@ -40,6 +42,7 @@ class Paths:
         self.baseline = os.path.join(state_dir, "baseline", "manifest.json")
         self.blobs = os.path.join(state_dir, "blobs")
         self.statcache = os.path.join(state_dir, "statcache.marshal")
+        self.git = os.path.join(state_dir, "git")
         self.events = os.path.join(state_dir, "events.jsonl")
         self.sessions = os.path.join(state_dir, "sessions")
 
