@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -207,3 +208,45 @@ def test_user_repo_left_byte_for_byte(tmp_path):
     (repo / "calc.py").write_text("def add(a, b):\n    return a * b\n")
     after = picture()
     assert after == before
+
+
+def test_a_stale_index_lock_does_not_stop_every_later_stop(work):
+    """Claude Code kills a hook past its timeout; a `git add` killed mid-way leaves index.lock behind."""
+    repo, state = work
+    baseline(repo, state)
+    lock = state / "git" / "index.lock"
+    lock.write_text("")
+    old = time.time() - 3600
+    os.utime(lock, (old, old))
+    (repo / "src" / "a.py").write_text("A = 5\n")
+    s = compare(repo, state)
+    assert s.diff.changed == ["src/a.py"] and not lock.exists()
+
+
+@pytest.mark.parametrize("obj", [{"a": [1, 2.5, None, True, "x"], "é": "caf\udcff\u2603", "n": -0.0},
+                                 [], "plain", {"nested": {"deep": [{"k": 1e300}]}}])
+def test_jsonfast_writes_and_reads_what_json_does(obj):
+    from gatebench.hook import jsonfast
+
+    assert jsonfast.dumps(obj) == json.dumps(obj)
+    assert jsonfast.dumps(obj, compact=True) == json.dumps(obj, separators=(",", ":"))
+    assert jsonfast.loads(" \n" + json.dumps(obj) + "\n") == json.loads(json.dumps(obj))
+
+
+def test_jsonfast_refuses_what_json_refuses():
+    from gatebench.hook import jsonfast
+
+    # as the hook runs: a fresh `python -S`, `json` not imported by anyone
+    root = str(Path(__file__).resolve().parent.parent)
+    code = (f"import sys; sys.path.insert(0, {root!r}); from gatebench.hook import jsonfast\n"
+            "for bad in ('{not json', '[1,', '{\"a\": 1} x', ''):\n"
+            "    try: jsonfast.loads(bad)\n"
+            "    except ValueError as e: print(type(e).__name__)\n")
+    r = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True)
+    assert r.stdout.split() == ["JSONDecodeError"] * 4, r.stderr
+    for bad in ("", "{not json", '{"a": 1} x', "[1,"):
+        with pytest.raises(ValueError):
+            jsonfast.loads(bad)
+    with pytest.raises(TypeError):
+        jsonfast.dumps({"x": object()})
+    assert jsonfast.dumps({"x": b"b"}, default=str) == json.dumps({"x": b"b"}, default=str)

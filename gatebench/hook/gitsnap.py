@@ -15,11 +15,11 @@ by the agent as easily as a test is, so it hides nothing; this is also what the 
 
 from __future__ import annotations
 
-import json
 import os
 import stat
-import subprocess
-from collections.abc import Iterator, Mapping
+import time
+
+from gatebench.hook import jsonfast
 
 SIDECAR = ".git"  # <baseline manifest>.git holds the baseline's tree id: the git path took it
 RECORD = "gatebench-last.json"  # index stat -> tree, and the last diff: what a stop can skip
@@ -46,7 +46,7 @@ CONFIG = """[core]
 [gc]
 \tauto = 0
 """
-EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+LOCK_STALE_S = 30  # no git call of a stop holds the index lock this long
 _NOT_REGULAR = b": can only add regular files, symbolic links or git-directories"
 
 
@@ -77,11 +77,43 @@ def _env(git_dir: str, work: str) -> dict:
     return env
 
 
+def _spawn(args: list[str], env: dict, cwd: str, data: bytes | None, tag: str) -> tuple[int, str]:
+    """Start `git -C cwd args` with stdout/stderr to files in the private git dir; returns (pid, file stem).
+
+    os.posix_spawnp, not subprocess: importing subprocess (threading, selectors, signal...) costs a
+    no-gate stop more than running git does at 10,000 files. Files, not pipes, so two gits can run side
+    by side without either blocking on a full pipe.
+    """
+    stem = os.path.join(env["GIT_DIR"], f"tmp-{os.getpid()}-{tag}")
+    actions = [(os.POSIX_SPAWN_OPEN, 1, stem + ".out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
+               (os.POSIX_SPAWN_OPEN, 2, stem + ".err", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)]
+    if data is not None:
+        with open(stem + ".in", "wb") as f:
+            f.write(data)
+        actions.append((os.POSIX_SPAWN_OPEN, 0, stem + ".in", os.O_RDONLY, 0))
+    else:
+        actions.append((os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0))
+    return os.posix_spawnp("git", ["git", "-C", cwd, *args], env, file_actions=actions), stem
+
+
+def _reap(pid: int, stem: str) -> tuple[int, bytes, bytes]:
+    _, status = os.waitpid(pid, 0)
+    out = []
+    for ext in (".out", ".err", ".in"):
+        try:
+            with open(stem + ext, "rb") as f:
+                out.append(f.read())
+            os.remove(stem + ext)
+        except FileNotFoundError:
+            out.append(b"")
+    return os.waitstatus_to_exitcode(status), out[0], out[1]
+
+
 def _run(args: list[str], env: dict, cwd: str, data: bytes | None = None, ok: tuple = (0,)) -> tuple[bytes, bytes]:
-    p = subprocess.run(["git", *args], input=data, capture_output=True, env=env, cwd=cwd)
-    if p.returncode not in ok:
-        raise GitError(f"git {args[0]} exited {p.returncode}: {p.stderr.decode(errors='replace').strip()[:500]}")
-    return p.stdout, p.stderr
+    rc, out, err = _reap(*_spawn(args, env, cwd, data, args[0]))
+    if rc not in ok:
+        raise GitError(f"git {args[0]} exited {rc}: {err.decode(errors='replace').strip()[:500]}")
+    return out, err
 
 
 # --- the private git dir ------------------------------------------------------------------------------
@@ -181,8 +213,7 @@ def _index_entries(path: str) -> int:
 
 def read_record(git_dir: str) -> dict:
     try:
-        with open(os.path.join(git_dir, RECORD), encoding="utf-8") as f:
-            data = json.load(f)
+        data = jsonfast.read(os.path.join(git_dir, RECORD))
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
         return {}
@@ -192,7 +223,7 @@ def write_record(git_dir: str, data: dict) -> None:
     path = os.path.join(git_dir, RECORD)
     tmp = f"{path}.tmp{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f)
+        f.write(jsonfast.dumps(data))
     os.replace(tmp, path)
 
 
@@ -221,23 +252,41 @@ def _nested_files(work: str, rel_dir: bytes, ignore_match) -> list[bytes]:
     return out
 
 
+def _wait_for_lock(index: str) -> None:
+    """A hook killed inside `git add` (Claude Code's timeout) leaves index.lock: every later stop would fail."""
+    lock = index + ".lock"
+    for _ in range(50):
+        try:
+            age = time.time() - os.stat(lock).st_mtime
+        except FileNotFoundError:
+            return
+        if age > LOCK_STALE_S:
+            try:
+                os.remove(lock)
+            except FileNotFoundError:
+                pass
+            return
+        time.sleep(0.1)  # another hook of this state dir (a parallel session) is updating the index
+
+
 def current(work: str, git_dir: str, ignore_match=None) -> GitWalk:
     """Bring the private index up to date with the work tree and return its tree."""
     env = _env(git_dir, work)
     index = os.path.join(git_dir, "index")
+    _wait_for_lock(index)
     exclude = os.path.join(git_dir, "info", EXCLUDE)
     errors: list[str] = []
     # Both read the index; `add -u` replaces it atomically, so they can run side by side.
-    lso = subprocess.Popen(["git", "ls-files", "-o", "-z", f"--exclude-from={exclude}"], cwd=work, env=env,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    add = subprocess.Popen(["git", "add", "-u", "-v", "--ignore-errors"], cwd=work, env=env,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out_o, err_o = lso.communicate()
-    out_a, err_a = add.communicate()
-    if lso.returncode != 0:
-        raise GitError(f"git ls-files exited {lso.returncode}: {err_o.decode(errors='replace').strip()[:500]}")
-    if add.returncode not in (0, 1):
-        raise GitError(f"git add exited {add.returncode}: {err_a.decode(errors='replace').strip()[:500]}")
+    lso = _spawn(["ls-files", "-o", "-z", f"--exclude-from={exclude}"], env, work, None, "ls")
+    try:
+        add = _spawn(["add", "-u", "-v", "--ignore-errors"], env, work, None, "add")
+    finally:
+        rc_o, out_o, err_o = _reap(*lso)
+    rc_a, out_a, err_a = _reap(*add)
+    if rc_o != 0:
+        raise GitError(f"git ls-files exited {rc_o}: {err_o.decode(errors='replace').strip()[:500]}")
+    if rc_a not in (0, 1):
+        raise GitError(f"git add exited {rc_a}: {err_a.decode(errors='replace').strip()[:500]}")
     hashed = out_a.count(b"\n")
     gone = []
     for line in err_a.splitlines() + err_o.splitlines():
@@ -287,8 +336,12 @@ def ls_tree(git_dir: str, work: str, tree: str) -> dict[str, list]:
     return manifest
 
 
-class TreeManifest(Mapping):
-    """A manifest read from a tree only when a gate asks for it: a no-gate stop never lists 100k paths."""
+class TreeManifest:
+    """A manifest read from a tree only when a gate asks for it: a no-gate stop never lists 100k paths.
+
+    Read-only dict interface, written out rather than inherited from collections.abc.Mapping: that
+    import alone costs a stop more than this class does.
+    """
 
     def __init__(self, git_dir: str, work: str, tree: str):
         self.git_dir, self.work, self.tree = git_dir, work, tree
@@ -302,7 +355,7 @@ class TreeManifest(Mapping):
     def __getitem__(self, key: str) -> list:
         return self._m()[key]
 
-    def __iter__(self) -> Iterator[str]:
+    def __iter__(self):
         return iter(self._m())
 
     def __len__(self) -> int:
@@ -310,6 +363,23 @@ class TreeManifest(Mapping):
 
     def __contains__(self, key: object) -> bool:
         return key in self._m()
+
+    def get(self, key: str, default=None):
+        return self._m().get(key, default)
+
+    def keys(self):
+        return self._m().keys()
+
+    def values(self):
+        return self._m().values()
+
+    def items(self):
+        return self._m().items()
+
+    def __eq__(self, other: object) -> bool:
+        return self._m() == (other._m() if isinstance(other, TreeManifest) else other)
+
+    __hash__ = None
 
 
 def diff_trees(git_dir: str, work: str, base: str, now: str) -> tuple[list[str], list[str], list[str]]:
@@ -337,11 +407,13 @@ def diff_trees(git_dir: str, work: str, base: str, now: str) -> tuple[list[str],
     return result
 
 
-_cat: dict[str, subprocess.Popen] = {}
+_cat: dict = {}  # git dir -> its `git cat-file --batch` process
 
 
 def read_blob(git_dir: str, sha: str) -> bytes | None:
     """One blob's bytes through a `git cat-file --batch` kept open for the whole hook call."""
+    import subprocess
+
     p = _cat.get(git_dir)
     if p is None or p.poll() is not None:
         try:
@@ -383,8 +455,6 @@ def _close_all() -> None:
 
 def take_baseline(root: str, ignore: list[str], ignore_match, dest_dir: str, git_dir: str) -> dict:
     """The baseline as a tree in the private store; dest_dir/manifest.json lists it for readers of files."""
-    import time
-
     t0 = time.monotonic()
     init(git_dir, root, ignore)
     w = current(root, git_dir, ignore_match)
@@ -399,15 +469,14 @@ def take_baseline(root: str, ignore: list[str], ignore_match, dest_dir: str, git
 def write_json(path: str, data: object) -> None:
     tmp = f"{path}.tmp{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f, separators=(",", ":"))
+        f.write(jsonfast.dumps(data, compact=True))
     os.replace(tmp, path)
 
 
 def baseline_tree(manifest_path: str) -> str | None:
     """The tree id of a baseline the git path took, None for a walker baseline. Raises if unreadable."""
     try:
-        with open(manifest_path + SIDECAR, encoding="utf-8") as f:
-            data = json.load(f)
+        data = jsonfast.read(manifest_path + SIDECAR)
     except FileNotFoundError:
         return None
     tree = data.get("tree") if isinstance(data, dict) else None

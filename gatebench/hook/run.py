@@ -7,12 +7,11 @@ how the hook says "allow".
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
 from gatebench import __version__
-from gatebench.hook import snapshot
+from gatebench.hook import jsonfast, snapshot
 from gatebench.hook.decide import decide
 from gatebench.hook.defaults import DEFAULT_IGNORE
 from gatebench.hook.gates import GateContext, Verdict, get_gate
@@ -36,7 +35,7 @@ def parse_input(raw: str, errors: list[str]) -> dict:
         errors.append("stdin was empty: no Stop input from Claude Code")
         return {}
     try:
-        data = json.loads(raw)
+        data = jsonfast.loads(raw)
     except ValueError as e:
         errors.append(f"stdin is not JSON: {e}")
         return {}

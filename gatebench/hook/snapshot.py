@@ -8,12 +8,12 @@ moment the cache was written are re-hashed: a same-second edit would otherwise g
 
 from __future__ import annotations
 
-import json
 import marshal
 import os
 import stat
 import time
 
+from gatebench.hook import jsonfast
 from gatebench.hook.globs import GlobSet
 
 RACY_NS = 2_000_000_000
@@ -144,13 +144,12 @@ def diff(base: Manifest, now: Manifest) -> Diff:
 def write_json_atomic(path: str, data: object) -> None:
     tmp = f"{path}.tmp{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f, separators=(",", ":"))
+        f.write(jsonfast.dumps(data, compact=True))
     os.replace(tmp, path)
 
 
 def read_json(path: str) -> object:
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    return jsonfast.read(path)
 
 
 def store_blobs(root: str, manifest: Manifest, blob_dir: str, must: GlobSet | None = None) -> list[str]:

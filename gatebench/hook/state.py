@@ -14,17 +14,16 @@ Layout of a state dir (SPEC.md, "State dir"):
 
 from __future__ import annotations
 
-import json
 import os
-import re
 
+from gatebench.hook import jsonfast
 from gatebench.hook.snapshot import read_json, write_json_atomic
 
 GUARD_ENV = "GATEBENCH_HOOK_DISABLED"  # set for reviewers' own `claude -p`, so the hook does not re-enter
 STATE_ENV = "GATEBENCH_STATE"
 FALLBACK_ENV = "GATEBENCH_FALLBACK_LOG"
 
-_SAFE = re.compile(r"[^A-Za-z0-9._-]")
+_SAFE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 
 
 def default_state_dir(project_dir: str) -> str:
@@ -32,7 +31,7 @@ def default_state_dir(project_dir: str) -> str:
 
 
 def safe_name(session_id: str) -> str:
-    return _SAFE.sub("_", session_id)[:120] or "unknown"
+    return "".join(c if c in _SAFE_CHARS else "_" for c in session_id)[:120] or "unknown"
 
 
 class Paths:
@@ -77,7 +76,7 @@ def append_event(path: str, event: dict) -> str | None:
 
     Returns the path actually written, or None if nothing could be written anywhere.
     """
-    line = (json.dumps(event, default=str) + "\n").encode()
+    line = (jsonfast.dumps(event, default=str) + "\n").encode()
     for target in (path, None):
         target = target or fallback_log()  # computed only when needed: it imports tempfile
         try:
@@ -92,11 +91,13 @@ def append_event(path: str, event: dict) -> str | None:
             if target != path:
                 return None
             event.setdefault("errors", []).append(f"cannot write {path}; event written to the fallback log")
-            line = (json.dumps(event, default=str) + "\n").encode()
+            line = (jsonfast.dumps(event, default=str) + "\n").encode()
     return None
 
 
 def read_events(path: str) -> list[dict]:
+    import json
+
     out = []
     try:
         with open(path, encoding="utf-8") as f:
