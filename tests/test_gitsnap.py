@@ -141,13 +141,16 @@ def test_fifo_device_odd_names_and_symlinks(work):
     os.mkfifo(repo / "src" / "a.py")  # a tracked file replaced by a FIFO: gone, as for the walker
     os.close(os.open(os.path.join(os.fsencode(repo), b"bad-\xff.txt"), os.O_CREAT | os.O_WRONLY))
     (repo / "new\nline.txt").write_text("x")
+    (repo / "a*b.txt").write_text("x")  # a pathspec would match more than this file
+    (repo / "[s]rc").write_text("x")
     os.symlink("loop-b", repo / "loop-a")
     os.symlink("loop-a", repo / "loop-b")
     os.symlink(".", repo / "self-dir")
     s = compare(repo, state)
     assert not s.errors, s.errors
     assert s.diff.deleted == ["src/a.py"]
-    assert s.diff.created == sorted(["bad-\udcff.txt", "new\nline.txt", "loop-a", "loop-b", "self-dir"])
+    assert s.diff.created == sorted(["bad-\udcff.txt", "new\nline.txt", "loop-a", "loop-b", "self-dir", "a*b.txt",
+                                     "[s]rc"])
     assert snapshot.read_blob(str(state / "blobs"), s.now["self-dir"][0]) == b"."
 
 

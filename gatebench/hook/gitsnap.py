@@ -298,15 +298,28 @@ def current(work: str, git_dir: str, ignore_match=None) -> GitWalk:
         _run(["update-index", "--force-remove", "-z", "--stdin"], env, work, b"\0".join(gone) + b"\0")
         hashed += len(gone)
     new: list[bytes] = []
+    nested: list[bytes] = []
     for rel in filter(None, out_o.split(b"\0")):
         if rel.endswith(b"/"):  # a nested repository: git lists the folder, the gate wants its files
-            new += _nested_files(work, rel, ignore_match or (lambda _p: False))
+            nested += _nested_files(work, rel, ignore_match or (lambda _p: False))
         elif _addable(work, rel):  # git skips FIFOs and devices when listing; this skips races
             new.append(rel)
+    if nested:  # `git add` skips paths inside another repository; update-index does not
+        _run(["update-index", "--add", "--replace", "-z", "--stdin"], env, work, b"\0".join(nested) + b"\0")
+        hashed += len(nested)
     if new:
-        _run(["update-index", "--add", "--replace", "-z", "--stdin"], env, work,
-                      b"\0".join(new) + b"\0")
-        hashed += len(new)
+        # `add --ignore-errors`, not `update-index --add`, which stops at the first file it cannot read:
+        # an agent's chmod 000 must cost that one file (an error in the event), not the whole stop.
+        # Literal pathspecs: a file named `*` is that file.
+        argv = ["--literal-pathspecs", "add", "-f", "-v", "--ignore-errors", "--pathspec-from-file=-",
+                "--pathspec-file-nul"]
+        try:
+            out, err = _run(argv, env, work, b"\0".join(new) + b"\0", ok=(0, 1))
+        except GitError:  # a file gone since it was listed fails the whole add: once more without it
+            new = [rel for rel in new if _addable(work, rel)]
+            out, err = _run(argv, env, work, b"\0".join(new) + b"\0", ok=(0, 1)) if new else (b"", b"")
+        hashed += out.count(b"\n")
+        errors += [ln.decode(errors="replace") for ln in err.splitlines() if ln.strip()]
     record = read_record(git_dir)
     now = _index_stat(index)
     if now is not None and record.get("index") == now and record.get("tree"):
