@@ -9,6 +9,15 @@ import time
 
 import pytest
 from conftest import FIXED, hook_input, run_hook
+from gitsnap_helpers import git_commit_all
+
+
+@pytest.fixture(params=["walk", "git"])
+def calc_repo(calc_repo, request):
+    """Every test here runs on both snapshot paths: a plain folder (walker) and a git work tree (gitsnap)."""
+    if request.param == "git":
+        git_commit_all(calc_repo)
+    return calc_repo
 
 
 def last_event(state):

@@ -6,9 +6,19 @@ import json
 import subprocess
 import sys
 
+import pytest
 from conftest import FIXED, hook_input, run_hook, state_of
+from gitsnap_helpers import git_commit_all
 
 from gatebench.models.events import HookEvent
+
+
+@pytest.fixture(params=["walk", "git"])
+def calc_repo(calc_repo, request):
+    """Every test here runs on both snapshot paths: a plain folder (walker) and a git work tree (gitsnap)."""
+    if request.param == "git":
+        git_commit_all(calc_repo)
+    return calc_repo
 
 
 def test_blocks_wrong_code_then_allows_fix(installed):

@@ -315,8 +315,8 @@ def test_bad_options_are_refused_naming_them_and_write_nothing(history, home: Pa
 def test_a_task_environment_changed_after_its_build_is_tamper_and_is_rebuilt(tmp_path: Path):
     """The agent's `python` is the environment's, so it can `pip install` into it: a pytest plugin or a .pth
     there would run inside the oracle. finalize counts a changed environment as tamper; the next use rebuilds."""
+    from gatebench.bench.taskenv import ensure_env, env_tampered, fingerprint, intact
     from gatebench.models.task import TaskEnv
-    from gatebench.taskenv import ensure_env, env_tampered, fingerprint, intact
 
     base = tmp_path / "base"
     base.mkdir()

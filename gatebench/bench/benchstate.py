@@ -26,7 +26,7 @@ def oracle_binding(tf: TaskFiles) -> OracleBinding:
 
 def bench_resolved(cfg: GateConfig, tf: TaskFiles, repo: Path, state: Path, python: str | None = None) -> ResolvedConfig:
     t = tf.task
-    from gatebench.taskenv import task_env
+    from gatebench.bench.taskenv import task_env
 
     env = task_env(tf)
     if env is not None:  # the visible tests and the oracle run in the task's own environment

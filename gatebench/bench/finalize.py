@@ -25,6 +25,7 @@ from gatebench.bench.benchstate import bench_resolved, oracle_binding
 from gatebench.bench.cell import CellPaths
 from gatebench.bench.leaks import content_leaks, scan, symlinks_out
 from gatebench.bench.stream import stream_metrics
+from gatebench.bench.taskenv import env_tampered
 from gatebench.bench.tasks import TaskFiles, load_task
 from gatebench.bench.tasks import tree_hash as task_tree_hash
 from gatebench.bench.transcript import find_transcript, transcript_metrics
@@ -34,7 +35,7 @@ from gatebench.hook import harness
 from gatebench.hook.defaults import DEFAULT_IGNORE
 from gatebench.hook.globs import GlobSet
 from gatebench.hook.oracle import run_binding
-from gatebench.hook.snapshot import diff, read_json, shown, tree_hash, walk
+from gatebench.hook.snapshot import Diff, compare, diff, shown, walk
 from gatebench.hook.state import Paths, read_events
 from gatebench.hook.util import read_jsonl, write_atomic
 from gatebench.installer.configs import load_config
@@ -42,7 +43,6 @@ from gatebench.models.cell import CellMeta
 from gatebench.models.loading import load_model
 from gatebench.models.result import ResultRecord
 from gatebench.paths import project_root
-from gatebench.taskenv import env_tampered
 
 ORACLE_KEYS = ("solved", "passed", "failed", "errors", "skipped", "seconds", "failing", "error")
 ORACLE_EXTRA = ("reused_from_stop", "missing", "sandboxed", "harness")
@@ -143,20 +143,27 @@ def never_worked(stops: list[dict]) -> tuple[str, str] | None:
     return None
 
 
-def tree_diff(repo: Path, state: Path, resolved: dict, base_repo: Path | None = None):
+def tree_diff(repo: Path, state: Path, resolved: dict, base_repo: Path | None = None) -> tuple[Diff, list[str]]:
     """(the work copy's diff against its baseline, special files the walk skipped). With `base_repo` (the
-    task's repo in the bench home) every path of the task is judged against it; the state's baseline only
-    fills in what prep added (the hook settings)."""
+    task's repo in the bench home) every path of the task is judged against it; the state's baseline (in
+    whichever format prep took it: walker or git, snapshot.compare) only judges what prep added there
+    (the hook settings)."""
     ignore = GlobSet(resolved.get("ignore") or DEFAULT_IGNORE)
-    try:
-        base = read_json(Paths(str(state)).baseline)
-    except (OSError, ValueError):
-        base = {}
-    if base_repo is not None:
-        home = walk(str(base_repo), ignore).manifest
-        base = {**{p: v for p, v in (base or {}).items() if p not in home}, **home}
+    paths = Paths(str(state))
     now = walk(str(repo), ignore)
-    return diff(base, now.manifest), now.special
+    try:
+        prep_diff = compare(str(repo), ignore, paths.baseline, paths.blobs)
+    except (OSError, ValueError):
+        prep_diff = None
+    if base_repo is None:
+        return (prep_diff.diff if prep_diff else diff({}, now.manifest)), now.special
+    home = walk(str(base_repo), ignore).manifest
+    d = diff(home, now.manifest)
+    added = {p for p in (prep_diff.baseline if prep_diff else ())} - set(home)
+    pd = prep_diff.diff if prep_diff else Diff([], [], [])
+    return Diff([p for p in d.created if p not in added],
+                sorted(d.changed + [p for p in pd.changed if p in added]),
+                sorted(d.deleted + [p for p in pd.deleted if p in added])), now.special
 
 
 def escaped(obj):
@@ -240,8 +247,9 @@ def reusable_oracle(cell: CellPaths, resolved: dict, events: list[dict], session
     judged = ((last or {}).get("snapshot") or {}).get("tree")
     if not oracle or oracle.get("error") or not isinstance(oracle.get("passed"), int) or not judged:
         return None
-    now = walk(str(cell.repo), GlobSet(resolved.get("ignore") or DEFAULT_IGNORE))
-    if now.errors or tree_hash(now.manifest) != judged:
+    paths = Paths(str(cell.state))
+    now = compare(str(cell.repo), GlobSet(resolved.get("ignore") or DEFAULT_IGNORE), paths.baseline, paths.blobs)
+    if now.errors or now.tree_hash() != judged:
         return None
     return {**oracle, "seconds": 0.0, "reused_from_stop": last.get("attempt")}  # type: ignore[union-attr]
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from gatebench.bench import seal
 from gatebench.bench.benchstate import bench_resolved
 from gatebench.bench.cell import CellPaths
+from gatebench.bench.taskenv import path_with
 from gatebench.bench.tasks import TaskFiles, copy_tree, load_task, tree_hash
 from gatebench.errors import UsageError
 from gatebench.hook.defaults import SETTINGS_TIMEOUT_MARGIN_S
@@ -29,7 +30,6 @@ from gatebench.installer.install import read_settings, write_settings
 from gatebench.installer.statedir import write_state
 from gatebench.models.cell import CellMeta
 from gatebench.paths import project_root
-from gatebench.taskenv import path_with
 
 GIT_ID = ["-c", "user.name=gatebench", "-c", "user.email=gatebench@localhost", "-c", "commit.gpgsign=false",
           "-c", "core.hooksPath=/dev/null", "-c", "init.defaultBranch=main"]

@@ -94,9 +94,11 @@ def review(work: Path, args: argparse.Namespace) -> dict:
         raise UsageError(f"{paths.config}: cannot read the resolved config ({e})")
     base_path = newest_baseline(state)
     try:
-        baseline = snapshot.read_json(str(base_path))
+        snap = snapshot.compare(str(repo), GlobSet(resolved.get("ignore") or DEFAULT_IGNORE), str(base_path),
+                                paths.blobs)
     except (OSError, ValueError) as e:
         raise UsageError(f"{base_path}: cannot read the baseline snapshot ({e})")
+    baseline, d = snap.baseline, snap.diff
     spec_def = reviewer_def(args)
     name = spec_def["name"]
     if spec_def["backend"] == "claude":
@@ -106,8 +108,6 @@ def review(work: Path, args: argparse.Namespace) -> dict:
         if problem:  # before any process: without credentials the CLI only says `api_error`
             raise UsageError(f"reviewer {name} runs `claude -p`: {problem}")
     resolved = {**resolved, "reviewers": {**(resolved.get("reviewers") or {}), name: spec_def}}
-    walked = snapshot.walk(str(repo), GlobSet(resolved.get("ignore") or DEFAULT_IGNORE))
-    d = snapshot.diff(baseline, walked.manifest)
     files = [{"path": p, "status": s} for s, ps in
              (("created", d.created), ("changed", d.changed), ("deleted", d.deleted)) for p in ps]
     base = {"work": str(repo), "state_dir": str(state), "baseline": str(base_path), "reviewer": name,
@@ -123,7 +123,7 @@ def review(work: Path, args: argparse.Namespace) -> dict:
             "timeout_s": float(spec_def["timeout_s"]) + 5.0,
             "on_no_evidence": gate.get("on_no_evidence", "pass")}
     ctx = GateContext(
-        repo=str(repo), state_dir=str(state), blob_dir=paths.blobs, baseline=baseline, now=walked.manifest,  # type: ignore[arg-type]
+        repo=str(repo), state_dir=str(state), blob_dir=paths.blobs, baseline=baseline, now=snap.now,
         diff=d, protected_touched=[p for p in d.paths if protected.match(p)], stray=[], resolved=resolved,
         session={}, attempt=0, last_message="", deadline=time.monotonic() + spec["timeout_s"] + 300.0,
     )

@@ -46,8 +46,8 @@ def run(args: argparse.Namespace) -> int:
 
     home = _home(args)
     if args.task_cmd == "check":
+        from gatebench.bench.taskimport import check_task
         from gatebench.bench.tasks import load_task
-        from gatebench.taskimport import check_task
 
         res = check_task(load_task(args.task_id, home))
         if args.json:
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
             print("check passed" if not res["problems"] else "check FAILED")
         return 0 if not res["problems"] else 1
 
-    from gatebench.taskimport import import_task
+    from gatebench.bench.taskimport import import_task
 
     if not args.repo.is_dir():
         raise UsageError(f"{args.repo}: not a folder")

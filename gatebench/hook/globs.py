@@ -8,11 +8,14 @@ file's name at any depth, as in .gitignore. fnmatch alone lets `*` cross `/`, wh
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable
+TYPE_CHECKING = False  # collections.abc costs every stop an import; only type checkers need these names
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
 
 
 def _segment(seg: str) -> str:
+    import re  # here, not at the top: GlobSet compiles lazily, and a no-gate stop may never need `re`
+
     out, i = [], 0
     while i < len(seg):
         c = seg[i]
@@ -53,6 +56,12 @@ def translate(pattern: str) -> str:
 _MAGIC = set("*?[")
 
 
+def _compile(patterns: list[str]):
+    import re
+
+    return re.compile("|".join(f"(?:{translate(p)})" for p in patterns))
+
+
 class GlobSet:
     """Many globs compiled into one regex, so a 10,000-file walk pays one match per path.
 
@@ -66,8 +75,8 @@ class GlobSet:
         # A walk never enters a directory that `prunes`, so for the files it does visit, patterns
         # ending in "/**" can never match: `match_visited` leaves them out (the commonest ignores).
         self.match_visited = self._matcher([p for p in self.patterns if not p.endswith("/**")])
-        prefixes = [p[:-3] for p in self.patterns if p.endswith("/**")]
-        self._prune = re.compile("|".join(f"(?:{translate(p)})" for p in prefixes)) if prefixes else None
+        self._prefixes = [p[:-3] for p in self.patterns if p.endswith("/**")]
+        self._prune = None
 
     @staticmethod
     def _matcher(patterns: list[str]) -> Callable[..., bool]:
@@ -82,7 +91,7 @@ class GlobSet:
             else:
                 rest.append(p)
         suffixes_t = tuple(suffixes)
-        regex = re.compile("|".join(f"(?:{translate(p)})" for p in rest)) if rest else None
+        regex = []  # compiled at the first path that needs it: `re` costs a stop ~5 ms to import
 
         def match(path: str, name: str | None = None) -> bool:
             # `name` (the last segment) saves a split when the caller already has it, as a walk does.
@@ -90,12 +99,20 @@ class GlobSet:
                 return True
             if names and (name if name is not None else path.rpartition("/")[2]) in names:
                 return True
-            return bool(regex and regex.fullmatch(path))
+            if not rest:
+                return False
+            if not regex:
+                regex.append(_compile(rest))
+            return bool(regex[0].fullmatch(path))
 
         return match
 
     def prunes(self, dirpath: str) -> bool:
-        return bool(self._prune and self._prune.fullmatch(dirpath))
+        if not self._prefixes:
+            return False
+        if self._prune is None:
+            self._prune = _compile(self._prefixes)
+        return bool(self._prune.fullmatch(dirpath))
 
     def __bool__(self) -> bool:
         return bool(self.patterns)

@@ -7,12 +7,11 @@ how the hook says "allow".
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
 from gatebench import __version__
-from gatebench.hook import defaults, snapshot
+from gatebench.hook import defaults, jsonfast, snapshot
 from gatebench.hook.decide import decide
 from gatebench.hook.defaults import DEFAULT_IGNORE
 from gatebench.hook.gates import GateContext, Verdict, get_gate
@@ -36,7 +35,7 @@ def parse_input(raw: str, errors: list[str]) -> dict:
         errors.append("stdin was empty: no Stop input from Claude Code")
         return {}
     try:
-        data = json.loads(raw)
+        data = jsonfast.loads(raw)
     except ValueError as e:
         errors.append(f"stdin is not JSON: {e}")
         return {}
@@ -93,14 +92,11 @@ def run_gate(kind: str, spec: dict, ctx: GateContext) -> Verdict:
     return v
 
 
-def load_baseline(paths: Paths, session_id: str) -> dict:
+def baseline_path(paths: Paths, session_id: str) -> str:
+    """The session's baseline (SessionStart) if it has one, else the state's (prep or install)."""
     for p in (paths.session_baseline(session_id), paths.baseline):
-        try:
-            return snapshot.read_manifest(p)
-        except FileNotFoundError:
-            continue
-        except (OSError, ValueError) as e:
-            raise HookError(f"baseline {p} is unreadable: {e}")
+        if os.path.exists(p):
+            return p
     raise HookError(f"no baseline snapshot in {paths.state} (SessionStart did not run, nor prep/install)")
 
 
@@ -153,22 +149,26 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
         deadline = t0 + float(budget.get("hook_seconds", defaults.HOOK_SECONDS))
         repo = resolved.get("repo") or hook_input.get("cwd") or os.getcwd()
 
-        baseline = load_baseline(paths, sid)  # type: ignore[arg-type]
+        base_path = baseline_path(paths, sid)
         ignore = GlobSet(resolved.get("ignore") or DEFAULT_IGNORE)
-        walked = snapshot.current(repo, ignore, paths.statcache, deadline)  # OutOfTime: decided by on_error
-        errors.extend(walked.errors[:20])
-        d = snapshot.diff(baseline, walked.manifest)
+        try:
+            # OutOfTime (the walker past the deadline) is decided by on_error, like any hook error.
+            snap = snapshot.compare(repo, ignore, base_path, paths.blobs, paths.statcache, deadline)
+        except (OSError, ValueError) as e:
+            raise HookError(f"baseline {base_path} is unreadable: {e}")
+        errors.extend(snap.errors[:20])
+        d = snap.diff
         protected = GlobSet(resolved.get("protected") or cfg.get("protected") or [])
         stray_globs = GlobSet(cfg.get("stray") or [])
         touched = [p for p in d.paths if protected.match(p)]
         stray = [p for p in d.created if stray_globs.match(p)]
         event["diff"] = diff_summary(d, touched, stray)
-        event["snapshot"] = {"files": len(walked.manifest), "hashed": walked.hashed}
-        if walked.special:  # devices, FIFOs, sockets: never read, never copied
-            event["snapshot"]["special"] = walked.special[:MAX_LISTED]
+        event["snapshot"] = {"files": snap.files, "hashed": snap.hashed, "via": snap.via}
+        if snap.special:  # devices, FIFOs, sockets: never read, never copied
+            event["snapshot"]["special"] = snap.special[:MAX_LISTED]
         bench = resolved.get("mode") == "bench"
         if bench:  # finalize reuses this stop's oracle result only if the final tree hashes the same
-            event["snapshot"]["tree"] = snapshot.tree_hash(walked.manifest)
+            event["snapshot"]["tree"] = snap.tree_hash()
 
         oracle_result = None
         if bench and resolved.get("oracle"):
@@ -182,7 +182,7 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
             event["oracle"] = event_summary(oracle_result)
 
         ctx = GateContext(
-            repo=repo, state_dir=state_dir, blob_dir=paths.blobs, baseline=baseline, now=walked.manifest,
+            repo=repo, state_dir=state_dir, blob_dir=paths.blobs, baseline=snap.baseline, now=snap.now,
             diff=d, protected_touched=touched, stray=stray, resolved=resolved, session=session,
             attempt=attempt, last_message=event["last_assistant_message"], deadline=deadline, oracle=oracle_result,
             transcript_path=hook_input.get("transcript_path"), hook_stdin=raw_stdin,
@@ -259,7 +259,12 @@ def session_start(raw_stdin: str, state_arg: str | None) -> dict:
                 repo, GlobSet(resolved.get("ignore") or DEFAULT_IGNORE), os.path.dirname(target),
                 GlobSet(resolved.get("protected") or []), paths.blobs,
             )
-            os.replace(os.path.join(os.path.dirname(target), "manifest.json"), target)
+            taken = os.path.join(os.path.dirname(target), "manifest.json")
+            os.replace(taken, target)
+            if os.path.exists(taken + ".git"):  # the git path's tree id travels with its manifest
+                os.replace(taken + ".git", target + ".git")
+            elif os.path.exists(target + ".git"):
+                os.remove(target + ".git")
             errors.extend(summary.pop("errors")[:20])
             event["baseline"] = summary
     except Exception as e:

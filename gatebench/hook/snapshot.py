@@ -14,12 +14,12 @@ is how such a name is written into anything a person or another program reads.
 
 from __future__ import annotations
 
-import json
 import marshal
 import os
 import stat
 import time
 
+from gatebench.hook import jsonfast
 from gatebench.hook.globs import GlobSet
 from gatebench.hook.util import write_atomic
 
@@ -213,12 +213,11 @@ def diff(base: Manifest, now: Manifest) -> Diff:
 
 
 def write_json_atomic(path: str, data: object) -> None:
-    write_atomic(path, json.dumps(data, separators=(",", ":")))
+    write_atomic(path, jsonfast.dumps(data, compact=True))
 
 
 def read_json(path: str) -> object:
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    return jsonfast.read(path)
 
 
 def store_blobs(root: str, manifest: Manifest, blob_dir: str, must: GlobSet | None = None) -> list[str]:
@@ -248,6 +247,10 @@ def store_blobs(root: str, manifest: Manifest, blob_dir: str, must: GlobSet | No
 
 
 def read_blob(blob_dir: str, sha: str) -> bytes | None:
+    if len(sha) == 40:  # a git blob id: the git path stored it (gitsnap.py)
+        from gatebench.hook import gitsnap
+
+        return gitsnap.read_blob(gitsnap.git_dir_for(blob_dir), sha)
     try:
         with open(os.path.join(blob_dir, sha), "rb") as f:
             return f.read()
@@ -256,7 +259,18 @@ def read_blob(blob_dir: str, sha: str) -> bytes | None:
 
 
 def take_baseline(root: str, ignore: GlobSet, dest_dir: str, must_store: GlobSet | None, blob_dir: str) -> dict:
-    """Snapshot `root` into dest_dir/manifest.json and blob_dir; returns a summary."""
+    """Snapshot `root` into dest_dir/manifest.json and blob_dir; returns a summary.
+
+    In a git work tree the git path takes it (gitsnap.py): a tree in the state's private git dir.
+    """
+    from gatebench.hook import gitsnap
+
+    if gitsnap.usable(root):
+        return gitsnap.take_baseline(root, ignore.patterns, ignore.match, dest_dir, gitsnap.git_dir_for(blob_dir))
+    try:
+        os.remove(os.path.join(dest_dir, "manifest.json" + gitsnap.SIDECAR))  # this baseline is the walker's
+    except FileNotFoundError:
+        pass
     t0 = time.monotonic()
     w = walk(root, ignore)
     errors = w.errors + store_blobs(root, w.manifest, blob_dir, must_store)
@@ -310,3 +324,44 @@ def current(root: str, ignore: GlobSet, cache_path: str, deadline: float | None 
         except OSError as e:
             w.errors.append(f"cannot write stat cache: {e.strerror}")
     return w
+
+
+class Snap:
+    """The work tree now against a baseline, by whichever path took that baseline (walker or git)."""
+
+    __slots__ = ("_tree", "baseline", "diff", "errors", "files", "hashed", "now", "special", "via")
+
+    def __init__(self, baseline, now, d: Diff, files: int, hashed: int, errors: list[str], via: str, tree=None,
+                 special: list[str] | None = None):
+        self.baseline, self.now, self.diff = baseline, now, d
+        self.files, self.hashed, self.errors, self.via, self._tree = files, hashed, errors, via, tree
+        self.special = special or []  # the walker's devices, FIFOs, sockets (git lists none of them)
+
+    def tree_hash(self) -> str:
+        """What this stop judged, comparable later: the git tree id, or a sha256 over the walker's manifest."""
+        if self._tree is None:
+            self._tree = tree_hash(self.now)
+        return self._tree
+
+
+def compare(root: str, ignore: GlobSet, baseline_path: str, blob_dir: str, cache_path: str | None = None,
+            deadline: float | None = None) -> Snap:
+    """Snapshot `root` the way the baseline at baseline_path was taken, and diff it against that baseline.
+
+    Raises FileNotFoundError if there is no baseline there. `cache_path`: the walker's stat cache (None:
+    a plain walk, nothing written); the git path always updates its private index.
+    """
+    from gatebench.hook import gitsnap
+
+    os.stat(baseline_path)
+    base_tree = gitsnap.baseline_tree(baseline_path)
+    if base_tree is not None:
+        git_dir = gitsnap.git_dir_for(blob_dir)
+        g = gitsnap.current(root, git_dir, ignore.match)
+        d = Diff(*gitsnap.diff_trees(git_dir, root, base_tree, g.tree))
+        return Snap(gitsnap.TreeManifest(git_dir, root, base_tree), g.manifest, d, g.files, g.hashed, g.errors,
+                    "git", g.tree)
+    base = read_manifest(baseline_path)
+    w = current(root, ignore, cache_path, deadline) if cache_path else walk(root, ignore, deadline=deadline)
+    return Snap(base, w.manifest, diff(base, w.manifest), len(w.manifest), w.hashed, w.errors, "walk",
+                special=w.special)

@@ -7,15 +7,16 @@ Layout of a state dir (SPEC.md, "State dir"):
   sessions/<sid>.manifest.json  baseline taken at SessionStart (installed mode)
   blobs/<sha256>              content-addressed file contents of every baseline
   statcache.marshal           stat cache of the last walk (private; deleted = rebuilt)
+  git/                        the git path's private git dir: index, objects, exclude (gitsnap.py)
+  baseline/manifest.json.git  the baseline's git tree id, when the git path took it
   events.jsonl                one line per hook call
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
 
+from gatebench.hook import jsonfast
 from gatebench.hook.snapshot import read_json, write_json_atomic
 from gatebench.hook.util import read_jsonl
 
@@ -23,7 +24,7 @@ GUARD_ENV = "GATEBENCH_HOOK_DISABLED"  # set for reviewers' own `claude -p`, so 
 STATE_ENV = "GATEBENCH_STATE"
 FALLBACK_ENV = "GATEBENCH_FALLBACK_LOG"
 
-_SAFE = re.compile(r"[^A-Za-z0-9._-]")
+_SAFE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 
 
 STATE_HOME_ENV = "XDG_STATE_HOME"
@@ -45,12 +46,12 @@ def default_state_dir(project_dir: str) -> str:
     if not os.path.isabs(base):  # the XDG spec: a relative value is invalid and must be ignored
         base = os.path.join(os.path.expanduser("~"), ".local", "state")
     digest = hashlib.sha256(os.fsencode(real)).hexdigest()[:12]
-    name = _SAFE.sub("_", os.path.basename(real))[:40] or "root"
+    name = "".join(c if c in _SAFE_CHARS else "_" for c in os.path.basename(real))[:40] or "root"
     return os.path.join(base, "gatebench", f"{name}-{digest}")
 
 
 def safe_name(session_id: str) -> str:
-    return _SAFE.sub("_", session_id)[:120] or "unknown"
+    return "".join(c if c in _SAFE_CHARS else "_" for c in session_id)[:120] or "unknown"
 
 
 class Paths:
@@ -60,6 +61,7 @@ class Paths:
         self.baseline = os.path.join(state_dir, "baseline", "manifest.json")
         self.blobs = os.path.join(state_dir, "blobs")
         self.statcache = os.path.join(state_dir, "statcache.marshal")
+        self.git = os.path.join(state_dir, "git")
         self.events = os.path.join(state_dir, "events.jsonl")
         self.sessions = os.path.join(state_dir, "sessions")
 
@@ -94,7 +96,7 @@ def append_event(path: str, event: dict) -> str | None:
 
     Returns the path actually written, or None if nothing could be written anywhere.
     """
-    line = (json.dumps(event, default=str) + "\n").encode()
+    line = (jsonfast.dumps(event, default=str) + "\n").encode()
     for target in (path, None):
         target = target or fallback_log()  # computed only when needed: it imports tempfile
         try:
@@ -109,7 +111,7 @@ def append_event(path: str, event: dict) -> str | None:
             if target != path:
                 return None
             event.setdefault("errors", []).append(f"cannot write {path}; event written to the fallback log")
-            line = (json.dumps(event, default=str) + "\n").encode()
+            line = (jsonfast.dumps(event, default=str) + "\n").encode()
     return None
 
 

@@ -7,7 +7,6 @@ too; everything above imports them from here rather than writing its own.
 from __future__ import annotations
 
 import itertools
-import json
 import os
 
 _seq = itertools.count()  # distinct temp names for threads of one process writing the same file
@@ -47,6 +46,8 @@ def read_jsonl(path: str | os.PathLike, *, unreadable_ok: bool = True) -> tuple[
         if unreadable_ok:
             return [], 0
         raise
+    import json  # here, not at the top: the hook's start-up reads JSON through hook/jsonfast.py
+
     out, bad = [], 0
     for line in text.splitlines():
         if not line.strip():

@@ -31,13 +31,13 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from gatebench.bench.taskenv import EnvInfo, dep_files, ensure_env
 from gatebench.bench.tasks import load_task
 from gatebench.errors import UsageError
 from gatebench.hook.globs import GlobSet
 from gatebench.hook.oracle import HARNESS_ROOT_FILES, run_oracle
 from gatebench.models.loading import describe
 from gatebench.models.task import ImportSource, Inject, Oracle, Task, TaskEnv, VisibleTests
-from gatebench.taskenv import EnvInfo, dep_files, ensure_env
 
 DEFAULT_TEST_GLOBS = ["tests/**", "test/**", "testing/**", "test_*.py", "*_test.py", "conftest.py"]
 THIN_WORDS = 12  # a commit message under this many words rarely states the behaviour the tests check
@@ -443,8 +443,8 @@ def make_injections(tf, ptree: Path, ctree: Path, code_changes, test_changes, vi
 def check_task(tf, runs: int = 2) -> dict:
     """`gatebench task check`: the base fails every FAIL_TO_PASS test, the reference passes both sets in each
     of `runs` runs (flake check), and how long the oracle takes. Returns plain data; `problems` empty = ok."""
+    from gatebench.bench.taskenv import task_env
     from gatebench.bench.tasks import apply_state, copy_tree
-    from gatebench.taskenv import task_env
 
     o = tf.task.oracle
     env = task_env(tf)

@@ -1,0 +1,498 @@
+"""Snapshots of a work tree through git, for repos that are git repos (stdlib only; git as a subprocess).
+
+git keeps the stat cache this needs, in C: a private git dir in the gate's state (`state/git`: its own
+index, object store, config and info/attributes) with the repo as its work tree. A snapshot is a git
+tree object written from that index; the user's `.git` (index, refs, stash, HEAD, config, objects,
+hooks) is never read or written, so nothing the agent can write there (an fsmonitor, a filter, an
+assume-unchanged bit) decides what the gate sees.
+
+One stop = `git ls-files -o` (new files, under the gate's own ignore globs only) and `git add -u`
+(changed and deleted files; git's racy-clean rule re-reads a file edited in the index's mtime tick)
+run side by side, `git update-index --add` for the new files, and `git write-tree` only when the
+index file changed. `.gitignore` files do not count (SPEC.md section 5): an ignore rule is written
+by the agent as easily as a test is, so it hides nothing; this is also what the walker sees.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+
+from gatebench.hook import jsonfast
+
+SIDECAR = ".git"  # <baseline manifest>.git holds the baseline's tree id: the git path took it
+RECORD = "gatebench-last.json"  # index stat -> tree, and the last diff: what a stop can skip
+EXCLUDE = "gatebench-exclude"
+# Highest precedence over any in-tree .gitattributes: a blob is the file's bytes, never a filter's output.
+ATTRIBUTES = "* -text -eol -crlf -ident -filter -working-tree-encoding\n"
+CONFIG = """[core]
+\trepositoryformatversion = 0
+\tbare = false
+\tfilemode = true
+\tsymlinks = true
+\tignorecase = false
+\tautocrlf = false
+\tsafecrlf = false
+\tfsmonitor = false
+\tuntrackedCache = false
+\tsplitIndex = false
+\ttrustctime = true
+\tcheckStat = default
+\tpreloadIndex = true
+\tlogAllRefUpdates = false
+[index]
+\tthreads = true
+[gc]
+\tauto = 0
+"""
+LOCK_STALE_S = 30  # no git call of a stop holds the index lock this long
+_NOT_REGULAR = b": can only add regular files, symbolic links or git-directories"
+
+
+class GitError(Exception):
+    """git failed in a way the snapshot cannot work around (named command and its stderr)."""
+
+
+def git_dir_for(blob_dir: str) -> str:
+    """The private git dir sits beside the walker's blob store: one state dir, one place for contents."""
+    return os.path.join(os.path.dirname(blob_dir), "git")
+
+
+def usable(root: str) -> bool:
+    """Take the git path for `root`: a git work tree, with git installed."""
+    if not os.path.exists(os.path.join(root, ".git")):
+        return False
+    import shutil
+
+    return shutil.which("git") is not None
+
+
+def _env(git_dir: str, work: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_DIR=git_dir, GIT_WORK_TREE=work, GIT_INDEX_FILE=os.path.join(git_dir, "index"),
+               GIT_OBJECT_DIRECTORY=os.path.join(git_dir, "objects"), GIT_CONFIG_NOSYSTEM="1",
+               GIT_CONFIG_GLOBAL=os.devnull, GIT_NO_REPLACE_OBJECTS="1", GIT_TERMINAL_PROMPT="0",
+               GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
+    return env
+
+
+def _spawn(args: list[str], env: dict, cwd: str, data: bytes | None, tag: str) -> tuple[int, str]:
+    """Start `git -C cwd args` with stdout/stderr to files in the private git dir; returns (pid, file stem).
+
+    os.posix_spawnp, not subprocess: importing subprocess (threading, selectors, signal...) costs a
+    no-gate stop more than running git does at 10,000 files. Files, not pipes, so two gits can run side
+    by side without either blocking on a full pipe.
+    """
+    stem = os.path.join(env["GIT_DIR"], f"tmp-{os.getpid()}-{tag}")
+    actions = [(os.POSIX_SPAWN_OPEN, 1, stem + ".out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
+               (os.POSIX_SPAWN_OPEN, 2, stem + ".err", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)]
+    if data is not None:
+        with open(stem + ".in", "wb") as f:
+            f.write(data)
+        actions.append((os.POSIX_SPAWN_OPEN, 0, stem + ".in", os.O_RDONLY, 0))
+    else:
+        actions.append((os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0))
+    return os.posix_spawnp("git", ["git", "-C", cwd, *args], env, file_actions=actions), stem
+
+
+def _reap(pid: int, stem: str) -> tuple[int, bytes, bytes]:
+    _, status = os.waitpid(pid, 0)
+    out = []
+    for ext in (".out", ".err", ".in"):
+        try:
+            with open(stem + ext, "rb") as f:
+                out.append(f.read())
+            os.remove(stem + ext)
+        except FileNotFoundError:
+            out.append(b"")
+    return os.waitstatus_to_exitcode(status), out[0], out[1]
+
+
+def _run(args: list[str], env: dict, cwd: str, data: bytes | None = None, ok: tuple = (0,)) -> tuple[bytes, bytes]:
+    rc, out, err = _reap(*_spawn(args, env, cwd, data, args[0]))
+    if rc not in ok:
+        raise GitError(f"git {args[0]} exited {rc}: {err.decode(errors='replace').strip()[:500]}")
+    return out, err
+
+
+# --- the private git dir ------------------------------------------------------------------------------
+
+
+def _escape(glob: str) -> str:
+    s = glob.replace("\\", "\\\\")
+    if s[:1] in ("!", "#"):
+        s = "\\" + s
+    if s.endswith(" "):
+        s = s[:-1] + "\\ "
+    return s
+
+
+def exclude_lines(ignore: list[str], inside: str | None) -> str:
+    """The ignore globs (SPEC.md section 2) as gitignore lines that exclude exactly the files they match.
+
+    A glob matches files only, but a gitignore line also excludes a directory of that name: each is
+    followed by `!glob/`, which lets git enter such a directory. `dir/**` globs come last, so a
+    directory they exclude stays excluded whatever came before (last match wins) and is not entered.
+    """
+    head, tail = [], []
+    for g in ignore:
+        if not g or g.endswith("/"):
+            continue  # matches no file
+        if g.endswith("/**"):
+            tail.append(_escape(g))
+        else:
+            head += [_escape(g), "!" + _escape(g) + "/"]
+    if inside:
+        tail.append("/" + _escape(inside) + "/")  # the state dir itself, when it lives in the work tree
+    return "".join(ln + "\n" for ln in head + tail)
+
+
+def init(git_dir: str, work: str, ignore: list[str]) -> bool:
+    """Create or update the private git dir; returns True if the ignore globs changed (index dropped)."""
+    for d in ("objects/info", "objects/pack", "refs/heads", "info"):
+        os.makedirs(os.path.join(git_dir, d), exist_ok=True)
+    rel = os.path.relpath(os.path.abspath(git_dir), os.path.abspath(work))
+    inside = None if rel == ".." or rel.startswith("../") or rel.startswith(".." + os.sep) else rel
+    files = {"HEAD": "ref: refs/heads/gatebench\n", "config": CONFIG, "info/attributes": ATTRIBUTES,
+             f"info/{EXCLUDE}": exclude_lines(ignore, inside)}
+    changed = False
+    for name, text in files.items():
+        path = os.path.join(git_dir, name)
+        try:
+            with open(path, encoding="utf-8", errors="surrogateescape") as f:
+                if f.read() == text:
+                    continue
+        except OSError:
+            pass
+        changed = changed or name.endswith(EXCLUDE)
+        with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(text)
+    if changed:  # entries kept under other globs would stay in the index: start it again
+        for name in ("index", RECORD):
+            try:
+                os.remove(os.path.join(git_dir, name))
+            except FileNotFoundError:
+                pass
+    return changed
+
+
+# --- one snapshot ---------------------------------------------------------------------------------
+
+
+class GitWalk:
+    """What `snapshot.current` returns, from git: the tree id stands for the manifest."""
+
+    __slots__ = ("errors", "files", "git_dir", "hashed", "tree", "work")
+
+    def __init__(self, git_dir: str, work: str, tree: str, files: int, hashed: int, errors: list[str]):
+        self.git_dir, self.work, self.tree = git_dir, work, tree
+        self.files, self.hashed, self.errors = files, hashed, errors
+
+    @property
+    def manifest(self) -> TreeManifest:
+        return TreeManifest(self.git_dir, self.work, self.tree)
+
+
+def _index_stat(path: str) -> list | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns]
+
+
+def _index_entries(path: str) -> int:
+    try:
+        with open(path, "rb") as f:
+            head = f.read(12)  # "DIRC", version, entry count (big-endian)
+        return int.from_bytes(head[8:12], "big") if head[:4] == b"DIRC" else 0
+    except OSError:
+        return 0
+
+
+def read_record(git_dir: str) -> dict:
+    try:
+        data = jsonfast.read(os.path.join(git_dir, RECORD))
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def write_record(git_dir: str, data: dict) -> None:
+    path = os.path.join(git_dir, RECORD)
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(jsonfast.dumps(data))
+    os.replace(tmp, path)
+
+
+def _addable(work: str, rel: bytes) -> bool:
+    try:
+        mode = os.lstat(os.path.join(os.fsencode(work), rel)).st_mode
+    except OSError:
+        return False
+    return stat.S_ISREG(mode) or stat.S_ISLNK(mode)
+
+
+def _nested_files(work: str, rel_dir: bytes, ignore_match) -> list[bytes]:
+    """Files under a nested repository (a folder with its own .git), which git lists as one entry.
+
+    git would hide them behind that entry; the gate must not (a planted `.git` would hide a conftest.py).
+    """
+    out = []
+    top = os.path.join(os.fsencode(work), rel_dir)
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames[:] = [d for d in dirnames if d != b".git"]
+        for name in filenames:
+            full = os.path.join(dirpath, name)
+            rel = os.path.relpath(full, os.fsencode(work))
+            if not ignore_match(os.fsdecode(rel)) and _addable(work, rel):
+                out.append(rel)
+    return out
+
+
+def _wait_for_lock(index: str) -> None:
+    """A hook killed inside `git add` (Claude Code's timeout) leaves index.lock: every later stop would fail."""
+    lock = index + ".lock"
+    for _ in range(50):
+        try:
+            age = time.time() - os.stat(lock).st_mtime
+        except FileNotFoundError:
+            return
+        if age > LOCK_STALE_S:
+            try:
+                os.remove(lock)
+            except FileNotFoundError:
+                pass
+            return
+        time.sleep(0.1)  # another hook of this state dir (a parallel session) is updating the index
+
+
+def current(work: str, git_dir: str, ignore_match=None) -> GitWalk:
+    """Bring the private index up to date with the work tree and return its tree."""
+    env = _env(git_dir, work)
+    index = os.path.join(git_dir, "index")
+    _wait_for_lock(index)
+    exclude = os.path.join(git_dir, "info", EXCLUDE)
+    errors: list[str] = []
+    # Both read the index; `add -u` replaces it atomically, so they can run side by side.
+    lso = _spawn(["ls-files", "-o", "-z", f"--exclude-from={exclude}"], env, work, None, "ls")
+    try:
+        add = _spawn(["add", "-u", "-v", "--ignore-errors"], env, work, None, "add")
+    finally:
+        rc_o, out_o, err_o = _reap(*lso)
+    rc_a, out_a, err_a = _reap(*add)
+    if rc_o != 0:
+        raise GitError(f"git ls-files exited {rc_o}: {err_o.decode(errors='replace').strip()[:500]}")
+    if rc_a not in (0, 1):
+        raise GitError(f"git add exited {rc_a}: {err_a.decode(errors='replace').strip()[:500]}")
+    hashed = out_a.count(b"\n")
+    gone = []
+    for line in err_a.splitlines() + err_o.splitlines():
+        if line.startswith(b"error: ") and line.endswith(_NOT_REGULAR):
+            gone.append(line[7:-len(_NOT_REGULAR)])  # a file became a FIFO, socket or device: it is gone
+        elif line.strip():
+            errors.append(line.decode(errors="replace"))
+    if gone:
+        _run(["update-index", "--force-remove", "-z", "--stdin"], env, work, b"\0".join(gone) + b"\0")
+        hashed += len(gone)
+    new: list[bytes] = []
+    nested: list[bytes] = []
+    for rel in filter(None, out_o.split(b"\0")):
+        if rel.endswith(b"/"):  # a nested repository: git lists the folder, the gate wants its files
+            nested += _nested_files(work, rel, ignore_match or (lambda _p: False))
+        elif _addable(work, rel):  # git skips FIFOs and devices when listing; this skips races
+            new.append(rel)
+    if nested:  # `git add` skips paths inside another repository; update-index does not
+        _run(["update-index", "--add", "--replace", "-z", "--stdin"], env, work, b"\0".join(nested) + b"\0")
+        hashed += len(nested)
+    if new:
+        # `add --ignore-errors`, not `update-index --add`, which stops at the first file it cannot read:
+        # an agent's chmod 000 must cost that one file (an error in the event), not the whole stop.
+        # Literal pathspecs: a file named `*` is that file.
+        argv = ["--literal-pathspecs", "add", "-f", "-v", "--ignore-errors", "--pathspec-from-file=-",
+                "--pathspec-file-nul"]
+        try:
+            out, err = _run(argv, env, work, b"\0".join(new) + b"\0", ok=(0, 1))
+        except GitError:  # a file gone since it was listed fails the whole add: once more without it
+            new = [rel for rel in new if _addable(work, rel)]
+            out, err = _run(argv, env, work, b"\0".join(new) + b"\0", ok=(0, 1)) if new else (b"", b"")
+        hashed += out.count(b"\n")
+        errors += [ln.decode(errors="replace") for ln in err.splitlines() if ln.strip()]
+    record = read_record(git_dir)
+    now = _index_stat(index)
+    if now is not None and record.get("index") == now and record.get("tree"):
+        tree = record["tree"]  # same index file as when its tree was written: same tree
+    else:
+        tree = _run(["write-tree"], env, work)[0].decode().strip()
+        record = {"index": _index_stat(index), "tree": tree}
+        try:
+            write_record(git_dir, record)
+        except OSError as e:
+            errors.append(f"cannot write {RECORD}: {e.strerror}")
+    return GitWalk(git_dir, work, tree, _index_entries(index), hashed, errors)
+
+
+# --- reading trees and blobs ----------------------------------------------------------------------
+
+
+def ls_tree(git_dir: str, work: str, tree: str) -> dict[str, list]:
+    """The manifest of a tree: path -> [blob id, size, mode]."""
+    out, _ = _run(["ls-tree", "-r", "-z", "--long", "--full-tree", tree], _env(git_dir, work), work)
+    manifest: dict[str, list] = {}
+    for rec in filter(None, out.split(b"\0")):
+        meta, _, path = rec.partition(b"\t")
+        mode, kind, sha, size = meta.split()
+        if kind == b"blob":
+            manifest[os.fsdecode(path)] = [sha.decode(), int(size), int(mode, 8)]
+    return manifest
+
+
+class TreeManifest:
+    """A manifest read from a tree only when a gate asks for it: a no-gate stop never lists 100k paths.
+
+    Read-only dict interface, written out rather than inherited from collections.abc.Mapping: that
+    import alone costs a stop more than this class does.
+    """
+
+    def __init__(self, git_dir: str, work: str, tree: str):
+        self.git_dir, self.work, self.tree = git_dir, work, tree
+        self._data: dict | None = None
+
+    def _m(self) -> dict:
+        if self._data is None:
+            self._data = ls_tree(self.git_dir, self.work, self.tree)
+        return self._data
+
+    def __getitem__(self, key: str) -> list:
+        return self._m()[key]
+
+    def __iter__(self):
+        return iter(self._m())
+
+    def __len__(self) -> int:
+        return len(self._m())
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._m()
+
+    def get(self, key: str, default=None):
+        return self._m().get(key, default)
+
+    def keys(self):
+        return self._m().keys()
+
+    def values(self):
+        return self._m().values()
+
+    def items(self):
+        return self._m().items()
+
+    def __eq__(self, other: object) -> bool:
+        return self._m() == (other._m() if isinstance(other, TreeManifest) else other)
+
+    __hash__ = None
+
+
+def diff_trees(git_dir: str, work: str, base: str, now: str) -> tuple[list[str], list[str], list[str]]:
+    """(created, changed, deleted) paths between two trees, sorted; the last answer is kept in the record."""
+    if base == now:
+        return [], [], []
+    record = read_record(git_dir)
+    last = record.get("diff")
+    if isinstance(last, dict) and last.get("base") == base and last.get("now") == now:
+        return last["created"], last["changed"], last["deleted"]
+    out, _ = _run(["diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", base, now], _env(git_dir, work), work)
+    created, changed, deleted = [], [], []
+    parts = out.split(b"\0")
+    for meta, path in zip(parts[0::2], parts[1::2], strict=False):
+        if not meta.startswith(b":"):
+            continue
+        status, rel = meta[-1:], os.fsdecode(path)
+        (created if status == b"A" else deleted if status == b"D" else changed).append(rel)
+    result = (sorted(created), sorted(changed), sorted(deleted))
+    record["diff"] = {"base": base, "now": now, "created": result[0], "changed": result[1], "deleted": result[2]}
+    try:
+        write_record(git_dir, record)
+    except OSError:
+        pass  # only a cache
+    return result
+
+
+_cat: dict = {}  # git dir -> its `git cat-file --batch` process
+
+
+def read_blob(git_dir: str, sha: str) -> bytes | None:
+    """One blob's bytes through a `git cat-file --batch` kept open for the whole hook call."""
+    import subprocess
+
+    p = _cat.get(git_dir)
+    if p is None or p.poll() is not None:
+        try:
+            p = subprocess.Popen(["git", "cat-file", "--batch"], cwd=git_dir, env=_env(git_dir, git_dir),
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        except OSError:
+            return None
+        _cat[git_dir] = p
+        if len(_cat) == 1:
+            import atexit
+
+            atexit.register(_close_all)
+    try:
+        p.stdin.write(sha.encode() + b"\n")
+        p.stdin.flush()
+        head = p.stdout.readline().split()
+        if len(head) != 3 or head[1] != b"blob":
+            return None
+        size = int(head[2])
+        data = p.stdout.read(size)
+        p.stdout.read(1)
+        return data
+    except (OSError, ValueError):
+        return None
+
+
+def _close_all() -> None:
+    for p in _cat.values():
+        try:
+            p.stdin.close()
+            p.wait(timeout=5)
+        except Exception:
+            p.kill()
+    _cat.clear()
+
+
+# --- baselines ------------------------------------------------------------------------------------
+
+
+def take_baseline(root: str, ignore: list[str], ignore_match, dest_dir: str, git_dir: str) -> dict:
+    """The baseline as a tree in the private store; dest_dir/manifest.json lists it for readers of files."""
+    t0 = time.monotonic()
+    init(git_dir, root, ignore)
+    w = current(root, git_dir, ignore_match)
+    manifest = ls_tree(git_dir, root, w.tree)
+    os.makedirs(dest_dir, exist_ok=True)
+    target = os.path.join(dest_dir, "manifest.json")
+    write_json(target + SIDECAR, {"v": 1, "tree": w.tree, "files": len(manifest)})
+    write_json(target, manifest)
+    return {"files": len(manifest), "errors": w.errors, "seconds": round(time.monotonic() - t0, 4)}
+
+
+def write_json(path: str, data: object) -> None:
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(jsonfast.dumps(data, compact=True))
+    os.replace(tmp, path)
+
+
+def baseline_tree(manifest_path: str) -> str | None:
+    """The tree id of a baseline the git path took, None for a walker baseline. Raises if unreadable."""
+    try:
+        data = jsonfast.read(manifest_path + SIDECAR)
+    except FileNotFoundError:
+        return None
+    tree = data.get("tree") if isinstance(data, dict) else None
+    if not isinstance(tree, str) or len(tree) != 40:
+        raise ValueError(f"{manifest_path + SIDECAR} names no tree")
+    return tree

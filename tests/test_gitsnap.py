@@ -1,0 +1,255 @@
+"""The git path of the snapshot (gatebench/hook/gitsnap.py): what it sees, and what it never touches."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import FIXED, gatebench_cli, hook_input, run_hook, state_of
+from gitsnap_helpers import git, git_commit_all
+
+from gatebench.hook import gitsnap, snapshot
+from gatebench.hook.defaults import DEFAULT_IGNORE
+from gatebench.hook.globs import GlobSet
+
+IGNORE = GlobSet(DEFAULT_IGNORE)
+
+
+def baseline(repo: Path, state: Path, ignore: GlobSet = IGNORE) -> str:
+    snapshot.take_baseline(str(repo), ignore, str(state / "baseline"), None, str(state / "blobs"))
+    return str(state / "baseline" / "manifest.json")
+
+
+def compare(repo: Path, state: Path, ignore: GlobSet = IGNORE) -> snapshot.Snap:
+    return snapshot.compare(str(repo), ignore, str(state / "baseline" / "manifest.json"), str(state / "blobs"))
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> tuple[Path, Path]:
+    repo, state = tmp_path / "repo", tmp_path / "state"
+    (repo / "src").mkdir(parents=True)
+    (repo / "src" / "a.py").write_text("A = 1\n")
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_a.py").write_text("def test_a():\n    assert True\n")
+    git_commit_all(repo)
+    state.mkdir()
+    return repo, state
+
+
+def test_git_work_tree_takes_the_git_path_and_diffs(work):
+    repo, state = work
+    path = baseline(repo, state)
+    assert gitsnap.baseline_tree(path) is not None
+    assert set(json.loads(Path(path).read_text())) == {"src/a.py", "tests/test_a.py"}
+    (repo / "src" / "a.py").write_text("A = 2\n")
+    (repo / "tests" / "test_a.py").unlink()
+    (repo / "src" / "b.py").write_text("B = 1\n")
+    s = compare(repo, state)
+    assert s.via == "git"
+    assert (s.diff.created, s.diff.changed, s.diff.deleted) == (["src/b.py"], ["src/a.py"], ["tests/test_a.py"])
+    assert s.now["src/b.py"][1] == 6 and "tests/test_a.py" in s.baseline and "tests/test_a.py" not in s.now
+    # the baseline's bytes come back from the private store, whatever the work tree holds now
+    assert snapshot.read_blob(str(state / "blobs"), s.baseline["tests/test_a.py"][0]) == \
+        b"def test_a():\n    assert True\n"
+    (repo / "src" / "a.py").write_text("A = 1\n")
+    (repo / "src" / "b.py").unlink()
+    (repo / "tests" / "test_a.py").write_text("def test_a():\n    assert True\n")
+    back = compare(repo, state)
+    assert back.diff.empty and back.tree_hash() == gitsnap.baseline_tree(path)
+
+
+def test_same_size_edit_in_the_same_mtime_tick_is_seen(work):
+    """git's racy-clean rule: an entry as new as the index is re-read, so this edit cannot hide."""
+    repo, state = work
+    p = repo / "src" / "a.py"
+    baseline(repo, state)
+    st = p.stat()
+    first = compare(repo, state).tree_hash()
+    p.write_text("A = 9\n")  # same size
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))  # same mtime
+    s = compare(repo, state)
+    assert s.diff.changed == ["src/a.py"] and s.tree_hash() != first
+
+
+def test_stat_only_change_costs_no_rehash_after_it_is_seen(work):
+    repo, state = work
+    old = time.time() - 60
+    for p in (repo / "src" / "a.py", repo / "tests" / "test_a.py"):
+        os.utime(p, (old, old))
+    baseline(repo, state)
+    compare(repo, state)
+    assert compare(repo, state).hashed == 0  # warm: git's index trusted every file's stat
+    (repo / "src" / "a.py").write_text("A = 3\n")
+    s = compare(repo, state)
+    assert s.hashed == 1 and s.diff.changed == ["src/a.py"]
+
+
+def test_gitignore_hides_nothing(work):
+    """An agent can write an ignore rule as easily as a test: a self-ignoring .gitignore hides no conftest.py."""
+    repo, state = work
+    baseline(repo, state)
+    (repo / "tests" / ".gitignore").write_text("*\n")
+    (repo / "tests" / "conftest.py").write_text("import pytest\n")
+    (repo / ".gitignore").write_text("*.pth\nsitecustomize.py\npytest.py\n")
+    (repo / "evil.pth").write_text("import os\n")
+    (repo / "sitecustomize.py").write_text("X = 1\n")
+    (repo / "pytest.py").write_text("X = 1\n")
+    s = compare(repo, state)
+    assert s.diff.created == [".gitignore", "evil.pth", "pytest.py", "sitecustomize.py", "tests/.gitignore",
+                              "tests/conftest.py"]
+
+
+def test_nested_repository_hides_nothing(work):
+    """git lists a folder with its own .git as one entry; the gate still sees the files inside."""
+    repo, state = work
+    baseline(repo, state)
+    inner = repo / "tests" / "helpers"
+    inner.mkdir()
+    (inner / "conftest.py").write_text("import pytest\n")
+    git_commit_all(inner)
+    s = compare(repo, state)
+    assert s.diff.created == ["tests/helpers/conftest.py"]
+    (inner / "more.py").write_text("M = 1\n")
+    assert compare(repo, state).diff.created == ["tests/helpers/conftest.py", "tests/helpers/more.py"]
+
+
+def test_gitattributes_cannot_filter_what_is_stored(work):
+    """Blobs are the file's bytes: no eol conversion, no $Id$ collapse, whatever .gitattributes says."""
+    repo, state = work
+    baseline(repo, state)
+    (repo / ".gitattributes").write_text("* text eol=crlf ident\n")
+    raw = b"line\r\nx = '$Id: anything $'\r\n"
+    (repo / "src" / "c.py").write_bytes(raw)
+    s = compare(repo, state)
+    assert snapshot.read_blob(str(state / "blobs"), s.now["src/c.py"][0]) == raw
+    (repo / "src" / "c.py").write_bytes(raw.replace(b"anything", b"other"))
+    assert compare(repo, state).diff.created == [".gitattributes", "src/c.py"]
+    assert compare(repo, state).now["src/c.py"][0] != s.now["src/c.py"][0]
+
+
+def test_fifo_device_odd_names_and_symlinks(work):
+    repo, state = work
+    baseline(repo, state)
+    os.mkfifo(repo / "new.fifo")
+    (repo / "src" / "a.py").unlink()
+    os.mkfifo(repo / "src" / "a.py")  # a tracked file replaced by a FIFO: gone, as for the walker
+    os.close(os.open(os.path.join(os.fsencode(repo), b"bad-\xff.txt"), os.O_CREAT | os.O_WRONLY))
+    (repo / "new\nline.txt").write_text("x")
+    (repo / "a*b.txt").write_text("x")  # a pathspec would match more than this file
+    (repo / "[s]rc").write_text("x")
+    os.symlink("loop-b", repo / "loop-a")
+    os.symlink("loop-a", repo / "loop-b")
+    os.symlink(".", repo / "self-dir")
+    s = compare(repo, state)
+    assert not s.errors, s.errors
+    assert s.diff.deleted == ["src/a.py"]
+    assert s.diff.created == sorted(["bad-\udcff.txt", "new\nline.txt", "loop-a", "loop-b", "self-dir", "a*b.txt",
+                                     "[s]rc"])
+    assert snapshot.read_blob(str(state / "blobs"), s.now["self-dir"][0]) == b"."
+
+
+def test_same_files_as_the_walker(work):
+    """Both paths see the same set of paths under the same ignore globs (the oracle copies what the walker sees)."""
+    repo, state = work
+    ignore = GlobSet([*DEFAULT_IGNORE, "data/**", "*.log", "build", "docs/*.tmp"])
+    for rel in ["data/x.csv", "data/sub/y.csv", "a.log", "sub/b.log", "build/out.txt", "sub/build", "docs/a.tmp",
+                "docs/deep/a.tmp", "pkg/__pycache__/m.cpython-311.pyc", "m.pyc", ".pytest_cache/v/x",
+                ".claude/gatebench/config.json", ".claude/settings.json", "!bang.txt", "#hash.txt", "sp ace.txt"]:
+        p = repo / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(rel)
+    baseline(repo, state, ignore)
+    s = compare(repo, state, ignore)
+    assert set(s.now) == set(snapshot.walk(str(repo), ignore).manifest)
+    assert "build/out.txt" in s.now and "sub/build" not in s.now and "docs/deep/a.tmp" in s.now
+
+
+def test_user_repo_left_byte_for_byte(tmp_path):
+    """Staged changes, a stash and a detached HEAD: after install and a session of stops, .git is as it was."""
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (repo / "tests" / "test_calc.py").write_text("from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")
+    git_commit_all(repo)
+    (repo / "calc.py").write_text("def add(a, b):\n    return 0\n")
+    git(repo, "stash", "-q")
+    (repo / "notes.txt").write_text("n\n")
+    git(repo, "commit", "-qam", "second", "--allow-empty")
+    git(repo, "checkout", "-q", "--detach", "HEAD~1")
+    (repo / "staged.txt").write_text("staged\n")
+    git(repo, "add", "staged.txt")
+    (repo / "calc.py").write_text("def add(a, b):\n    return a * b\n")  # unstaged change
+    gatebench_cli("install", str(repo), "--config", "none")
+    state = state_of(repo)
+
+    def picture() -> dict:
+        dotgit = repo / ".git"
+        files = {str(p.relative_to(repo)): hashlib.sha256(p.read_bytes()).hexdigest()
+                 for p in sorted(repo.rglob("*")) if p.is_file() and ".claude/gatebench" not in str(p)}
+        env = dict(os.environ, GIT_OPTIONAL_LOCKS="0")  # `git status` would otherwise refresh the index
+
+        def look(*args: str) -> str:
+            return subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True).stdout
+
+        return {"files": files, "status": look("status", "--porcelain=v2", "--branch"),
+                "stash": look("stash", "list"), "refs": look("show-ref"),
+                "head": (dotgit / "HEAD").read_bytes(), "mtimes": {str(p): p.stat().st_mtime_ns
+                                                                   for p in dotgit.rglob("*") if p.is_file()}}
+
+    before = picture()
+    run_hook(state, hook_input(repo), verb="session-start")
+    (repo / "calc.py").write_text(FIXED)
+    for _ in range(2):
+        _out, ev = run_hook(state, hook_input(repo))
+        assert ev["snapshot"]["via"] == "git" and ev["diff"]["changed"] == ["calc.py"], ev
+    (repo / "calc.py").write_text("def add(a, b):\n    return a * b\n")
+    after = picture()
+    assert after == before
+
+
+def test_a_stale_index_lock_does_not_stop_every_later_stop(work):
+    """Claude Code kills a hook past its timeout; a `git add` killed mid-way leaves index.lock behind."""
+    repo, state = work
+    baseline(repo, state)
+    lock = state / "git" / "index.lock"
+    lock.write_text("")
+    old = time.time() - 3600
+    os.utime(lock, (old, old))
+    (repo / "src" / "a.py").write_text("A = 5\n")
+    s = compare(repo, state)
+    assert s.diff.changed == ["src/a.py"] and not lock.exists()
+
+
+@pytest.mark.parametrize("obj", [{"a": [1, 2.5, None, True, "x"], "é": "caf\udcff\u2603", "n": -0.0},
+                                 [], "plain", {"nested": {"deep": [{"k": 1e300}]}}])
+def test_jsonfast_writes_and_reads_what_json_does(obj):
+    from gatebench.hook import jsonfast
+
+    assert jsonfast.dumps(obj) == json.dumps(obj)
+    assert jsonfast.dumps(obj, compact=True) == json.dumps(obj, separators=(",", ":"))
+    assert jsonfast.loads(" \n" + json.dumps(obj) + "\n") == json.loads(json.dumps(obj))
+
+
+def test_jsonfast_refuses_what_json_refuses():
+    from gatebench.hook import jsonfast
+
+    # as the hook runs: a fresh `python -S`, `json` not imported by anyone
+    root = str(Path(__file__).resolve().parent.parent)
+    code = (f"import sys; sys.path.insert(0, {root!r}); from gatebench.hook import jsonfast\n"
+            "for bad in ('{not json', '[1,', '{\"a\": 1} x', ''):\n"
+            "    try: jsonfast.loads(bad)\n"
+            "    except ValueError as e: print(type(e).__name__)\n")
+    r = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True)
+    assert r.stdout.split() == ["JSONDecodeError"] * 4, r.stderr
+    for bad in ("", "{not json", '{"a": 1} x', "[1,"):
+        with pytest.raises(ValueError):
+            jsonfast.loads(bad)
+    with pytest.raises(TypeError):
+        jsonfast.dumps({"x": object()})
+    assert jsonfast.dumps({"x": b"b"}, default=str) == json.dumps({"x": b"b"}, default=str)
