@@ -47,14 +47,15 @@ LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"  # "0": Ray keeps every addre
 POLL_S = 0.2
 
 
-def require_ray():
+def require_ray() -> None:
+    """Bad input (exit 2) when the extra is missing; looked up without importing Ray, which reads its
+    address settings once, at import (see `connect`)."""
+    import importlib.util
+
     from gatebench.cli import UsageError
 
-    try:
-        import ray
-    except ImportError:
+    if importlib.util.find_spec("ray") is None:
         raise UsageError("--executor ray needs Ray: pip install 'gatebench[ray]'")
-    return ray
 
 
 def job_env(env: dict[str, str]) -> dict[str, str]:
@@ -171,7 +172,13 @@ class RayMatrix(Matrix):
         self._staging: tempfile.TemporaryDirectory | None = None
 
     def connect(self) -> None:
-        ray = require_ray()
+        require_ray()
+        if not self.address:
+            # A private cluster on loopback. Ray reads this once, when it is imported, and otherwise
+            # rewrites 127.0.0.1 to the host's outward address when it dials its own GCS.
+            os.environ.setdefault(LOOPBACK_ENV, "0")
+        import ray
+
         from gatebench.paths import project_root
 
         self._staging = tempfile.TemporaryDirectory(prefix="gatebench-ray-home-")
@@ -182,9 +189,7 @@ class RayMatrix(Matrix):
         if self.address:
             kwargs["address"] = self.address
         else:
-            # A private single-node cluster on loopback: the same code path as a real cluster, no network.
-            # Ray otherwise rewrites 127.0.0.1 to the host's outward address when it dials its own GCS.
-            os.environ.setdefault(LOOPBACK_ENV, "0")
+            # A private single-node cluster: the same code path as a real cluster, no network.
             kwargs.update(include_dashboard=False, _node_ip_address="127.0.0.1",
                           num_cpus=max(self.spec.jobs, 1))
         ray.init(**kwargs)

@@ -51,6 +51,7 @@ def test_record_paths_move_to_the_drivers_cell(tmp_path: Path):
 
 
 def _ray():
+    """Ray, imported only now: it reads LOOPBACK_ENV once, at import."""
     if ON_CI:
         import ray  # noqa: F401  (CI installs the extra: a missing Ray fails here)
     return pytest.importorskip("ray")
@@ -72,6 +73,7 @@ def _scratch_procs(prefix: str) -> list[int]:
 
 @pytest.mark.slow
 def test_ray_matrix_on_a_multi_node_cluster_matches_local_and_survives_a_lost_node(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv(LOOPBACK_ENV, "0")  # before Ray is imported: every node and the driver on 127.0.0.1
     ray = _ray()
     from ray.cluster_utils import Cluster
 
@@ -87,7 +89,6 @@ def test_ray_matrix_on_a_multi_node_cluster_matches_local_and_survives_a_lost_no
     scratch = tmp_path / "scratch"
     monkeypatch.setenv("GATEBENCH_RAY_SCRATCH", str(scratch))
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-secret-never-written")
-    monkeypatch.setenv(LOOPBACK_ENV, "0")  # every node and the driver on 127.0.0.1
     # The head runs no cell; two worker nodes of one CPU each run them.
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "node_ip_address": "127.0.0.1",
                                                               "include_dashboard": False})
@@ -96,28 +97,30 @@ def test_ray_matrix_on_a_multi_node_cluster_matches_local_and_survives_a_lost_no
         spec = MatrixSpec(configs=configs, tasks=tasks, reps=1, jobs=2, run_id="ray", runs_dir=tmp_path / "runs")
         log = io.StringIO()
         m = RayMatrix(spec, out=log, address=cluster.address)
-        result: dict = {}
-        t = threading.Thread(target=lambda: result.update(m.run()))
-        t.start()
-        # Kill, without grace, the node that holds a cell whose agent is under way (its stream has started).
-        victim = None
-        deadline = time.monotonic() + 120
-        while victim is None and time.monotonic() < deadline:
-            for d in scratch.glob("gatebench-cell-*"):
-                if any(d.glob("runs/*/cells/*/*/r0/stream.jsonl")):
-                    victim = next(n for n in nodes if d.name.startswith(f"gatebench-cell-{n.node_id[:12]}-"))
-                    break
-            time.sleep(0.05)
-        assert victim is not None, f"no cell started on a worker node: {log.getvalue()}"
-        killed_prefix = str(scratch / f"gatebench-cell-{victim.node_id[:12]}-")
-        cluster.remove_node(victim, allow_graceful=False)
-        killed_at = time.monotonic()
-        t.join(timeout=300)
-        assert not t.is_alive()
+        killed: dict = {}
+
+        def kill_a_busy_node() -> None:
+            """Kill, without grace, the node that holds a cell whose agent is under way (its stream has started)."""
+            deadline = time.monotonic() + 180
+            while time.monotonic() < deadline:
+                for d in scratch.glob("gatebench-cell-*"):
+                    if any(d.glob("runs/*/cells/*/*/r0/stream.jsonl")):
+                        victim = next(n for n in nodes if d.name.startswith(f"gatebench-cell-{n.node_id[:12]}-"))
+                        killed["prefix"] = str(scratch / f"gatebench-cell-{victim.node_id[:12]}-")
+                        cluster.remove_node(victim, allow_graceful=False)
+                        killed["at"] = time.monotonic()
+                        return
+                time.sleep(0.05)
+
+        killer = threading.Thread(target=kill_a_busy_node)
+        killer.start()
+        result = m.run()  # the driver in the main thread, as `gatebench matrix` runs it
+        killer.join()
+        assert "prefix" in killed, f"no cell was seen under way on a worker node: {log.getvalue()}"
         # Nothing the lost node's cell had started outlives it by more than a few seconds.
-        while _scratch_procs(killed_prefix) and time.monotonic() - killed_at < 5:
+        while _scratch_procs(killed["prefix"]) and time.monotonic() - killed["at"] < 5:
             time.sleep(0.1)
-        assert _scratch_procs(killed_prefix) == []
+        assert _scratch_procs(killed["prefix"]) == []
     finally:
         ray.shutdown()
         cluster.shutdown()
@@ -131,6 +134,6 @@ def test_ray_matrix_on_a_multi_node_cluster_matches_local_and_survives_a_lost_no
         assert (spec.run_dir / r["paths"]["events"]).is_file() and (cell / "result.json").is_file()
         assert json.loads((cell / "result.json").read_text())["cell_id"] == r["cell_id"]
     # The killed node's attempt left its scratch folder behind: the cell really was cut mid-run and rerun.
-    assert any(str(p).startswith(killed_prefix) for p in scratch.iterdir())
+    assert any(str(p).startswith(killed["prefix"]) for p in scratch.iterdir())
     blob = b"".join(p.read_bytes() for p in spec.run_dir.rglob("*") if p.is_file())
     assert b"sk-secret-never-written" not in blob
