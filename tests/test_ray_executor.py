@@ -127,7 +127,7 @@ def test_ray_matrix_on_a_multi_node_cluster_matches_local_and_survives_a_lost_no
 
     recs = _records(spec.ledger)
     assert sorted(r["cell_id"] for r in recs) == sorted(want)  # one record per cell, none lost, none twice
-    assert _outcomes(recs) == want  # the seeded sim plays the same game on any node
+    assert _outcomes(recs) == want, [(r["cell_id"], r.get("error")) for r in recs]  # the same game on any node
     assert result["infra_error"] == 0
     for r in recs:
         cell = spec.run_dir / r["paths"]["cell"]
