@@ -11,6 +11,10 @@ Runs the same offline `sim` matrix twice (--jobs 1, then --jobs 3) into a tempor
 - a sealed against an unsealed sim cell (the same small matrix, --jobs 1, both run here): mean cell wall.
 Goals: overhead under 10% of a sim cell; --jobs 3 at most 0.6x the wall of --jobs 1; sealed at most 1.2x unsealed.
 `--seal-only` runs just the seal comparison (--seal-configs x --seal-tasks x --seal-reps).
+
+With --ray (needs the `ray` extra) it also runs the same matrix with `--executor ray` on a private local
+Ray cluster, --jobs 3 both ways, and prints the Ray path's extra wall per cell against the local executor
+(cluster start-up is reported apart: it is paid once per matrix, not per cell).
 """
 
 from __future__ import annotations
@@ -105,6 +109,7 @@ def main() -> int:
     ap.add_argument("--seal-tasks", default="T1")
     ap.add_argument("--seal-reps", type=int, default=2)
     ap.add_argument("--seal-only", action="store_true", help="only the sealed vs unsealed comparison")
+    ap.add_argument("--ray", action="store_true", help="also measure --executor ray against local (jobs 3)")
     args = ap.parse_args()
     os.chdir(ROOT)
     seal_report(args)
@@ -118,6 +123,7 @@ def main() -> int:
         wall1 = run_matrix(tmp / "runs", "jobs1", args, 1)
         wall3 = run_matrix(tmp / "runs", "jobs3", args, 3)
         recs = [json.loads(x) for x in (tmp / "runs" / "jobs1" / "results.jsonl").read_text().splitlines()]
+        ray_lines = ray_overhead(tmp / "runs", args, wall3) if args.ray else []
     rows = []
     for r in recs:
         tm = r.get("timing") or {}
@@ -144,7 +150,29 @@ def main() -> int:
           f"{100 * ov / cell:.1f}% of a sim cell (goal < 10%)")
     print(f"wall: --jobs 1 {wall1:.1f} s, --jobs 3 {wall3:.1f} s, ratio {wall3 / wall1:.2f} (goal <= 0.60) "
           f"on {os.cpu_count()} cores")
+    for line in ray_lines:
+        print(line)
     return 0
+
+
+def ray_overhead(runs: Path, args: argparse.Namespace, wall_local3: float) -> list[str]:
+    """The Ray executor against the local one on the same cells, both --jobs 3, measured in this run."""
+    import ray
+
+    t0 = time.monotonic()
+    ray.init(include_dashboard=False, num_cpus=3, _node_ip_address="127.0.0.1", logging_level="ERROR")
+    ray.shutdown()
+    start = time.monotonic() - t0
+    wall_ray = run_matrix(runs, "ray3", args, 3, "--executor", "ray")
+    recs = [json.loads(x) for x in (runs / "ray3" / "results.jsonl").read_text().splitlines()]
+    local = {json.loads(x)["cell_id"]: json.loads(x) for x in (runs / "jobs3" / "results.jsonl").read_text().splitlines()}
+    per_cell = [r["timing"]["cell_wall_s"] - local[r["cell_id"]]["timing"]["cell_wall_s"] for r in recs
+                if r["cell_id"] in local]
+    n = len(recs)
+    return [f"ray executor (jobs 3, local 1-node cluster): wall {wall_ray:.1f} s vs local {wall_local3:.1f} s "
+            f"(ratio {wall_ray / wall_local3:.2f}); cluster start-up alone {start:.1f} s",
+            f"  per cell: {statistics.mean(per_cell):+.2f} s wall over the local executor (median "
+            f"{statistics.median(per_cell):+.2f} s; {n} cells: pack, ship, unpack, a fresh `gatebench run` process)"]
 
 
 if __name__ == "__main__":

@@ -36,6 +36,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="base seed for the sim agent (default 0: per task and rep)")
     p.add_argument("--est-cost-per-cell", type=float,
                    help="for the cost estimate (default: the ledger's mean so far, else the per-cell cap)")
+    p.add_argument("--executor", choices=("local", "ray"), default="local",
+                   help="where cells run: local (default: child processes here) or ray (tasks on a Ray cluster; "
+                        "pip install 'gatebench[ray]')")
+    p.add_argument("--ray-address", metavar="ADDR",
+                   help="with --executor ray: the cluster to join (default: start a private one on this machine)")
     p.add_argument("--dry-run", action="store_true", help="preflight and plan only; run nothing, write nothing")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
 
@@ -58,6 +63,12 @@ def run(args: argparse.Namespace) -> int:
 
     if args.retries < 0:
         raise UsageError("--retries must be >= 0")
+    if args.ray_address and args.executor != "ray":
+        raise UsageError("--ray-address goes with --executor ray")
+    if args.executor == "ray":
+        from gatebench.bench.ray_executor import require_ray
+
+        require_ray()  # before any other work: a missing extra is bad input
     opts = worker_options(args)
     configs = [c for group in args.configs or [] for c in group]
     tasks = [t for group in args.tasks or [] for t in group]
@@ -98,7 +109,12 @@ def run(args: argparse.Namespace) -> int:
 
     opts.sealed = require_seal(args.unsealed)  # before the first cell: exit 2 naming what leaked
     write_run_json(spec, pre)
-    summary = Matrix(spec).run()
+    if args.executor == "ray":
+        from gatebench.bench.ray_executor import RayMatrix
+
+        summary = RayMatrix(spec, address=args.ray_address).run()
+    else:
+        summary = Matrix(spec).run()
     print(json.dumps(summary, indent=1) if args.json else
           f"[matrix] {summary['recorded']}/{summary['cells']} cells recorded, {summary['solved']} solved, "
           f"{summary['infra_error']} infra errors, {'sim $' if spec.worker == 'sim' else '$'}{summary['cost_usd']:.2f}"
