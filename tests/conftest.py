@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,17 @@ def installed(calc_repo: Path):
     """calc_repo with `gatebench install --config tests`; returns (repo, state dir)."""
     gatebench_cli("install", str(calc_repo), "--config", "tests")
     return calc_repo, state_of(calc_repo)
+
+
+def alive(pid: int) -> bool:
+    """Running, as opposed to gone or a zombie left for an init that does not reap (waits up to 3 s: a kill
+    may still be landing)."""
+    for _ in range(30):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return False
+        except FileNotFoundError:
+            return False
+        time.sleep(0.1)
+    return True

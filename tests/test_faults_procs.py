@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import FIXED, hook_input, run_hook, write_tree
+from conftest import FIXED, alive, hook_input, run_hook, write_tree
 
 from gatebench.hook import proc
 from gatebench.hook.oracle import run_oracle
@@ -22,18 +22,6 @@ from gatebench.review import runproc
 
 ESCAPE = "setsid sleep 120 & echo $! > {pidfile}; echo started"
 
-
-def alive(pid: int) -> bool:
-    """Running, as opposed to gone or a zombie (waits a little: the kill may still be landing)."""
-    for _ in range(30):
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
-                    return False
-        except FileNotFoundError:
-            return False
-        time.sleep(0.1)
-    return True
 
 
 def test_proc_run_returns_at_once_when_an_escapee_holds_the_pipes_and_kills_it(tmp_path: Path):

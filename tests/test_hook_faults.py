@@ -8,7 +8,7 @@ import subprocess
 import time
 
 import pytest
-from conftest import FIXED, hook_input, run_hook
+from conftest import FIXED, alive, hook_input, run_hook
 from gitsnap_helpers import git_commit_all
 
 
@@ -90,18 +90,6 @@ def test_hanging_tests_are_killed_with_their_group(installed, tmp_path):
     assert out["decision"] == "block" and "did not finish within" in out["reason"]
     assert not alive(int(pidfile.read_text()))
 
-
-def alive(pid: int) -> bool:
-    """Running, as opposed to gone or a zombie left for an init that does not reap."""
-    for _ in range(20):
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
-                    return False
-        except FileNotFoundError:
-            return False
-        time.sleep(0.1)
-    return True
 
 
 def test_unwritable_state_dir_uses_fallback_log(installed, tmp_path):
