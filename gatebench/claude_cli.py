@@ -148,7 +148,7 @@ def claude_env(base_url: str | None, home: Path, extra: Mapping[str, str] | None
     return env
 
 
-def claude_argv(claude: Path, prompt: str, extra_args: Sequence[str] = ()) -> list[str]:
+def claude_argv(claude: Path | str, prompt: str, extra_args: Sequence[str] = ()) -> list[str]:
     return [
         str(claude),
         "-p",

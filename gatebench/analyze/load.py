@@ -211,7 +211,8 @@ def _to_run_fast(d: dict, source: str, base_dir: str) -> Run | None:
         d["config"], d["task"], rep, d["run_id"], d["cell_id"], attempt_no, status, solved and ok,
         first_stop_outcome(solved and ok, first, stops), stops, flags[0], flags[1], flags[2], flags[3],  # type: ignore[arg-type]
         float(nums[0]), float(nums[1]), usage, nums[2], float(nums[3]),
-        {k: v for k, v in paths.items() if type(v) is str}, d["versions"], source, base_dir, d.get("sealed") is True,
+        {k: v for k, v in paths.items() if type(v) is str}, d["versions"], source, base_dir,
+        sealed=d.get("sealed") is True,
     )
 
 

@@ -244,7 +244,7 @@ def task_matrix(grouped: Grouped, configs: list[str]) -> TaskMatrix:
     rates = {t: [task_rate_exact(grouped[c][t]) for c in configs if grouped[c].get(t)] for t in tasks}
     exact = {t: (exact_mean(v) if v else None) for t, v in rates.items()}
     # Stable on the natural order: tasks of exactly equal difficulty keep the name rule.
-    tasks.sort(key=lambda t: (exact[t] if exact[t] is not None else Fraction(2)))
+    tasks.sort(key=lambda t: (e if (e := exact[t]) is not None else Fraction(2)))
     difficulty = {t: (float(v) if v is not None else None) for t, v in exact.items()}
     cells = []
     for t in tasks:

@@ -12,6 +12,7 @@ plan is stated in tasks and runs, not reps.
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 from gatebench.analyze import stats
 from gatebench.analyze.load import Run
@@ -64,7 +65,7 @@ def _mean(xs: list[float]) -> float:
     return math.fsum(xs) / len(xs) if xs else 0.0
 
 
-def make_plan(config: str, comparison: str, baseline: str | None, values: list[float],
+def make_plan(config: str, comparison: Literal["between", "within"], baseline: str | None, values: list[float],
               arms: list[tuple[int, float]], target: float, confidence: float) -> Plan:
     """arms: per arm (scored runs now, mean cost per run); the runs per task of every arm grow together."""
     tasks = len(values)

@@ -6,7 +6,7 @@ matrix's rates and dollars describe the simulator's policy, and its dollars were
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from gatebench.models.analysis import ConfigProvenance
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # load imports this module's record readers
 
 def reviewer_models(d: dict) -> tuple[str, ...]:
     """Models the record's review gates ran (finalize keeps them per gate verdict), read tolerantly."""
-    found = set()
+    found: set[str] = set()
     for s in d.get("stops") or ():
         for g in (s.get("gates") or ()) if isinstance(s, dict) else ():
             models = g.get("models") if isinstance(g, dict) else None
@@ -26,9 +26,11 @@ def reviewer_models(d: dict) -> tuple[str, ...]:
 
 def record_fields(d: dict) -> tuple[str, str | None, bool | None]:
     """(worker, sim policy, sealed) of one ledger record, read tolerantly (older records lack some)."""
-    worker = d.get("worker") if isinstance(d.get("worker"), str) else ""
-    sim = d.get("sim") if isinstance(d.get("sim"), dict) else {}
-    policy = sim.get("policy") if isinstance(sim.get("policy"), str) else None
+    worker_in, sim_in = d.get("worker"), d.get("sim")
+    worker = worker_in if isinstance(worker_in, str) else ""
+    sim = sim_in if isinstance(sim_in, dict) else {}
+    policy_in = sim.get("policy")
+    policy = policy_in if isinstance(policy_in, str) else None
     sealed = d.get("sealed")
     if sealed is None and isinstance(d.get("versions"), dict):
         sealed = d["versions"].get("sealed")
@@ -52,7 +54,7 @@ def _gatebench(r: Run) -> str:
     return f"{v.get('gatebench', '?')}" + (f" ({extra})" if extra else "")
 
 
-def _one_of(values: set) -> str:
+def _one_of(values: set[Literal["yes", "no", "unknown"]]) -> Literal["yes", "no", "mixed", "unknown"]:
     if not values:
         return "unknown"
     if len(values) > 1:
@@ -63,7 +65,7 @@ def _one_of(values: set) -> str:
 def config_provenance(config: str, runs: list[Run]) -> ConfigProvenance:
     workers = sorted({r.worker or "unknown" for r in runs})
     sim = [r for r in runs if r.worker == "sim"]
-    sealed = {"unknown" if r.sealed is None else ("yes" if r.sealed else "no") for r in runs}
+    sealed: set[Literal["yes", "no", "unknown"]] = {"unknown" if r.sealed is None else ("yes" if r.sealed else "no") for r in runs}
     tasks: dict[str, set[str]] = {}
     for r in runs:
         tasks.setdefault(r.task, set()).add(str(r.versions.get("task_hash") or "unknown"))

@@ -170,7 +170,7 @@ class RayMatrix(Matrix):
         self.address = address
         self.refs: dict[str, Any] = {}
         self.refs_lock = threading.Lock()
-        self._remote = None
+        self._remote: Any = None  # the cell as a Ray remote function, made at open
         self._staging: tempfile.TemporaryDirectory | None = None
 
     def connect(self) -> None:

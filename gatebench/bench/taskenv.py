@@ -133,7 +133,9 @@ def _ready(d: Path) -> dict | None:
 def intact(d: Path) -> bool:
     """Built to the end, and not changed since."""
     ready = _ready(d)
-    return bool(ready) and ready.get("fingerprint") == fingerprint(d)
+    if not ready:
+        return False
+    return ready.get("fingerprint") == fingerprint(d)
 
 
 def env_tampered(python: str | None) -> list[str]:

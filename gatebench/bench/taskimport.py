@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import zip_longest
 from pathlib import Path
+from typing import Literal, cast
 
 import yaml
 from pydantic import ValidationError
@@ -37,7 +38,16 @@ from gatebench.errors import UsageError
 from gatebench.hook.globs import GlobSet
 from gatebench.hook.oracle import HARNESS_ROOT_FILES, run_oracle
 from gatebench.models.loading import describe
-from gatebench.models.task import ImportSource, Inject, Oracle, Task, TaskEnv, VisibleTests
+from gatebench.models.task import (
+    GateName,
+    ImportSource,
+    Inject,
+    InjectKind,
+    Oracle,
+    Task,
+    TaskEnv,
+    VisibleTests,
+)
 
 DEFAULT_TEST_GLOBS = ["tests/**", "test/**", "testing/**", "test_*.py", "*_test.py", "conftest.py"]
 THIN_WORDS = 12  # a commit message under this many words rarely states the behaviour the tests check
@@ -291,6 +301,7 @@ def import_task(repo: Path, commit: str, home: Path, *, task_id: str | None = No
         reference.mkdir(parents=True, exist_ok=True)
 
         # Prompt.
+        prompt_from: Literal["commit message", "prompt file"]
         if prompt_file is not None:
             prompt, prompt_from = prompt_file.read_text(encoding="utf-8").strip(), "prompt file"
         else:
@@ -426,13 +437,13 @@ def make_injections(tf, ptree: Path, ctree: Path, code_changes, test_changes, vi
     out: dict[str, dict] = {}
     for (name, description, _files, delete), j in zip(candidates, judged, strict=True):
         d = tf.inject / name
-        kind = name.split("_", 1)[0]
+        kind = cast(InjectKind, name.split("_", 1)[0])  # candidates are named "<kind>_..."
         fails = sorted(j.oracle.get("failing", []))
         if j.errors or not fails or j.oracle.get("solved"):
             log(f"injection {name} dropped: {'; '.join(j.errors) or 'it fails no hidden test'}")
             shutil.rmtree(d)
             continue
-        blocked = [g for g in ("diff", "tests") if j.verdicts.get(g) == "block"] + ["oracle"]
+        blocked: list[GateName] = [g for g in ("diff", "tests") if j.verdicts.get(g) == "block"] + ["oracle"]
         inj = Inject(kind=kind, description=description, fails=fails, blocked_by=blocked, delete=delete)
         _dump(d / "inject.yaml", inj.model_dump(mode="json"))
         out[name] = {"kind": kind, "fails": len(fails), "blocked_by": blocked}

@@ -69,25 +69,25 @@ def run(args: argparse.Namespace) -> int:
     if not args.repo.is_dir():
         raise UsageError(f"{args.repo}: not a folder")
     home.mkdir(parents=True, exist_ok=True)
-    res = import_task(args.repo, args.commit, home, task_id=args.task_id, prompt_file=args.prompt_file,
+    imp = import_task(args.repo, args.commit, home, task_id=args.task_id, prompt_file=args.prompt_file,
                       test_globs=args.tests, python=args.python, setup=args.setup, timeout_s=args.timeout_s,
                       log=lambda m: print(f"import: {m}", file=sys.stderr))
-    for w in res.warnings:
+    for w in imp.warnings:
         print(f"import: warning: {w}", file=sys.stderr)
     if args.json:
         from dataclasses import asdict
 
-        print(json.dumps(asdict(res), indent=1))
+        print(json.dumps(asdict(imp), indent=1))
     else:
-        print(f"imported {res.id} from {res.commit[:12]} (base: parent {res.parent[:12]}) into {home}")
-        print(f"  prompt from the {res.prompt_from}")
-        print(f"  hidden: {', '.join(res.hidden)}")
-        print(f"  reference: {', '.join(res.reference)}")
-        print(f"  FAIL_TO_PASS {len(res.fail_to_pass)}, PASS_TO_PASS {len(res.pass_to_pass)}")
-        for name, inj in res.injections.items():
+        print(f"imported {imp.id} from {imp.commit[:12]} (base: parent {imp.parent[:12]}) into {home}")
+        print(f"  prompt from the {imp.prompt_from}")
+        print(f"  hidden: {', '.join(imp.hidden)}")
+        print(f"  reference: {', '.join(imp.reference)}")
+        print(f"  FAIL_TO_PASS {len(imp.fail_to_pass)}, PASS_TO_PASS {len(imp.pass_to_pass)}")
+        for name, inj in imp.injections.items():
             print(f"  inject {name}: {inj['kind']}, fails {inj['fails']}, blocked by {', '.join(inj['blocked_by'])}")
-        e = res.env
+        e = imp.env
         print(f"  environment {e['key']}: {'built' if e['built'] else 'reused'} ({e['seconds']:.1f} s)")
-        print(f"  import took {res.seconds:.1f} s (without the environment build)")
-        print(f"next: gatebench selftest --tasks {res.id}; gatebench task check {res.id}")
+        print(f"  import took {imp.seconds:.1f} s (without the environment build)")
+        print(f"next: gatebench selftest --tasks {imp.id}; gatebench task check {imp.id}")
     return 0

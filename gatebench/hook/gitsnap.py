@@ -392,7 +392,7 @@ class TreeManifest:
     def __eq__(self, other: object) -> bool:
         return self._m() == (other._m() if isinstance(other, TreeManifest) else other)
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]
 
 
 def diff_trees(git_dir: str, work: str, base: str, now: str) -> tuple[list[str], list[str], list[str]]:
@@ -404,7 +404,9 @@ def diff_trees(git_dir: str, work: str, base: str, now: str) -> tuple[list[str],
     if isinstance(last, dict) and last.get("base") == base and last.get("now") == now:
         return last["created"], last["changed"], last["deleted"]
     out, _ = _run(["diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", base, now], _env(git_dir, work), work)
-    created, changed, deleted = [], [], []
+    created: list[str] = []
+    changed: list[str] = []
+    deleted: list[str] = []
     parts = out.split(b"\0")
     for meta, path in zip(parts[0::2], parts[1::2], strict=False):
         if not meta.startswith(b":"):
@@ -439,6 +441,7 @@ def read_blob(git_dir: str, sha: str) -> bytes | None:
             import atexit
 
             atexit.register(_close_all)
+    assert p.stdin is not None and p.stdout is not None  # both are PIPE
     try:
         p.stdin.write(sha.encode() + b"\n")
         p.stdin.flush()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # collections.abc costs every stop an import; only type checkers need these names
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable, Iterable
 
 
@@ -56,7 +57,7 @@ def translate(pattern: str) -> str:
 _MAGIC = set("*?[")
 
 
-def _compile(patterns: list[str]):
+def _compile(patterns: list[str]) -> re.Pattern[str]:
     import re
 
     return re.compile("|".join(f"(?:{translate(p)})" for p in patterns))
@@ -76,7 +77,7 @@ class GlobSet:
         # ending in "/**" can never match: `match_visited` leaves them out (the commonest ignores).
         self.match_visited = self._matcher([p for p in self.patterns if not p.endswith("/**")])
         self._prefixes = [p[:-3] for p in self.patterns if p.endswith("/**")]
-        self._prune = None
+        self._prune: re.Pattern[str] | None = None
 
     @staticmethod
     def _matcher(patterns: list[str]) -> Callable[..., bool]:
@@ -91,7 +92,7 @@ class GlobSet:
             else:
                 rest.append(p)
         suffixes_t = tuple(suffixes)
-        regex = []  # compiled at the first path that needs it: `re` costs a stop ~5 ms to import
+        regex: list[re.Pattern[str]] = []  # compiled at the first path that needs it: `re` costs a stop ~5 ms to import
 
         def match(path: str, name: str | None = None) -> bool:
             # `name` (the last segment) saves a split when the caller already has it, as a walk does.

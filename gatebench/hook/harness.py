@@ -189,7 +189,9 @@ def _same_harness(rel: str, a: bytes | None, b: bytes | None) -> bool:
 
 
 def _in(rel: str, folder: str | None) -> bool:
-    return bool(folder) and (rel == folder or rel.startswith(folder.rstrip("/") + "/"))
+    if not folder:
+        return False
+    return rel == folder or rel.startswith(folder.rstrip("/") + "/")
 
 
 def restore(copy: str, base: Baseline, skip: str | None = None, dry_run: bool = False) -> list[dict]:
@@ -201,7 +203,7 @@ def restore(copy: str, base: Baseline, skip: str | None = None, dry_run: bool = 
     (finalize's tamper scan of the work copy itself).
     """
     plugins = plugin_modules(base)
-    own = getattr(base, "own", frozenset())
+    own: frozenset[str] = getattr(base, "own", frozenset())
     actions = []
     now = _walk(copy)
     for rel in sorted(now):

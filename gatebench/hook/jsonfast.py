@@ -11,7 +11,7 @@ from __future__ import annotations
 try:
     import _json
 except ImportError:  # another interpreter: the plain module
-    _json = None
+    _json = None  # type: ignore[assignment]
 
 _WS = " \t\n\r"
 
@@ -27,7 +27,7 @@ class _Context:
     parse_constant = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}.__getitem__
 
 
-_scan = _json.make_scanner(_Context()) if _json else None
+_scan = _json.make_scanner(_Context()) if _json else None  # type: ignore[arg-type]
 
 
 def loads(s: str | bytes) -> object:

@@ -19,6 +19,10 @@ from dataclasses import dataclass
 
 from gatebench.hook.util import signal_group
 
+TYPE_CHECKING = False  # importing typing costs the hook's stops; only type checkers need these names
+if TYPE_CHECKING:
+    from typing import IO, Any
+
 OUTPUT_CAP = 2_000_000  # bytes kept per stream; a runaway test log must not exhaust memory
 PROC_ENV = "GATEBENCH_PROC"  # unique per run(): marks every process the command started
 DRAIN_S = 0.5  # after the command ends (or is killed), how long its pipes may stay open before we stop reading
@@ -26,7 +30,7 @@ DRAIN_S = 0.5  # after the command ends (or is killed), how long its pipes may s
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 
-_prctl = None
+_prctl: Any = None  # libc's prctl once loaded, False if it cannot be
 
 
 def _load_prctl():
@@ -178,16 +182,17 @@ def run_raw(
         )
     except (OSError, ValueError) as e:
         return RawResult(None, b"", str(e).encode(), time.monotonic() - t0, start_error=str(e))
+    assert proc.stdout is not None and proc.stderr is not None  # both are PIPE
     sinks = {proc.stdout: _Sink(cap, keep), proc.stderr: _Sink(cap, keep)}
     sel = selectors.DefaultSelector()
     for pipe in sinks:
         os.set_blocking(pipe.fileno(), False)
-        sel.register(pipe, selectors.EVENT_READ)
+        sel.register(pipe, selectors.EVENT_READ, pipe)
     pending = memoryview(stdin or b"")
     if proc.stdin is not None:
         os.set_blocking(proc.stdin.fileno(), False)
         if pending:
-            sel.register(proc.stdin, selectors.EVENT_WRITE)
+            sel.register(proc.stdin, selectors.EVENT_WRITE, proc.stdin)
         else:
             proc.stdin.close()
     timed_out, ended_at = False, None
@@ -204,7 +209,7 @@ def run_raw(
                 break  # something outside the group holds the pipes: stop reading, kill it below
             limit = (ended_at + DRAIN_S) if ended_at is not None else deadline
             for key, _ in sel.select(timeout=min(max(limit - now, 0.0), 0.1)):
-                f = key.fileobj
+                f: IO[bytes] = key.data  # the pipe itself, registered as its own data
                 if f is proc.stdin:
                     try:
                         n = os.write(f.fileno(), pending[:65536])
@@ -232,10 +237,10 @@ def run_raw(
         sel.close()
         killpg(proc.pid)
         killed = kill_marked(PROC_ENV, marker)
-        for f in (proc.stdin, proc.stdout, proc.stderr):
-            if f is not None:
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None:
                 try:
-                    f.close()
+                    stream.close()
                 except OSError:
                     pass
         try:

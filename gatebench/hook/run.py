@@ -119,7 +119,8 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
     errors: list[str] = []
     event: dict = {"v": 1, "hook": "stop", "ts": now_iso(), "gatebench": __version__, "errors": errors}
     hook_input = parse_input(raw_stdin, errors)
-    sid = hook_input.get("session_id") if isinstance(hook_input.get("session_id"), str) else "unknown"
+    sid_in = hook_input.get("session_id")
+    sid = sid_in if isinstance(sid_in, str) else "unknown"
     event.update(
         session_id=sid,
         prompt_id=hook_input.get("prompt_id"),
@@ -136,7 +137,7 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
         on_error = cfg.get("on_error", "open")
         block_budget = int(cfg.get("budget", {}).get("blocks", defaults.BLOCKS))
         event.update(config=cfg.get("name"), config_hash=resolved.get("config_hash"), mode=resolved.get("mode"))
-        session = load_session(paths.session(sid))  # type: ignore[arg-type]
+        session = load_session(paths.session(sid))
         if session.get("prompt_id") != hook_input.get("prompt_id"):
             # A new user prompt gets a fresh budget (SPEC.md, "Decision").
             session = {"prompt_id": hook_input.get("prompt_id"), "attempts": 0, "blocks": 0,
@@ -220,7 +221,7 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
         session["gave_up"] = True
     if session:
         try:
-            save_session(paths.session(sid), session)  # type: ignore[arg-type]
+            save_session(paths.session(sid), session)
         except OSError as e:
             errors.append(f"cannot save session state: {e.strerror}")
     notices = [g["details"]["user_notice"] for g in event.get("gates", [])
@@ -243,13 +244,14 @@ def session_start(raw_stdin: str, state_arg: str | None) -> dict:
     errors: list[str] = []
     event: dict = {"v": 1, "hook": "session_start", "ts": now_iso(), "gatebench": __version__, "errors": errors}
     hook_input = parse_input(raw_stdin, errors)
-    sid = hook_input.get("session_id") if isinstance(hook_input.get("session_id"), str) else "unknown"
+    sid_in = hook_input.get("session_id")
+    sid = sid_in if isinstance(sid_in, str) else "unknown"
     event.update(session_id=sid, source=hook_input.get("source"))
     paths = Paths(resolve_state_dir(state_arg, hook_input))
     try:
         resolved = load_resolved(paths)
         repo = resolved.get("repo") or hook_input.get("cwd") or os.getcwd()
-        target = paths.session_baseline(sid)  # type: ignore[arg-type]
+        target = paths.session_baseline(sid)
         if resolved.get("mode") == "bench":
             event["baseline"] = "prep"
         elif os.path.exists(target):

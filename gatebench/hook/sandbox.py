@@ -105,7 +105,7 @@ def _under(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-def wrap(argv: list[str], *, writable: list[str], cwd: str, python: str, hide: list[str] = ()) -> list[str]:
+def wrap(argv: list[str], *, writable: list[str], cwd: str, python: str, hide: list[str] | tuple[str, ...] = ()) -> list[str]:
     """`argv` wrapped in bwrap. `writable`: folders mounted read-write (the copy, a report folder);
     `hide`: folders that must stay invisible even if they lie under a mounted one (bench home's
     private folders, HOME, state dirs). Raises SandboxUnavailable."""

@@ -25,6 +25,12 @@ import json
 import os
 import re
 
+TYPE_CHECKING = False  # importing typing costs the hook's stops; only type checkers need these names
+if TYPE_CHECKING:
+    from typing import TypeGuard
+
+    from gatebench.hook.gates import Verdict
+
 TEST_DIRS = {"tests", "test", "testing"}
 INI_SECTIONS = {"pytest.ini": "pytest", ".pytest.ini": "pytest", "tox.ini": "pytest", "setup.cfg": "tool:pytest"}
 HARNESS_NAMES = {*INI_SECTIONS, "pyproject.toml", "conftest.py"}
@@ -124,11 +130,11 @@ def _units(stmts: list, path: tuple = ()) -> list[tuple[tuple, str, ast.AST]]:
     return out
 
 
-def _is_def(node: ast.AST) -> bool:
+def _is_def(node: ast.AST) -> TypeGuard[ast.FunctionDef | ast.AsyncFunctionDef]:
     return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
 
 
-def _is_test_class(node: ast.AST) -> bool:
+def _is_test_class(node: ast.AST) -> TypeGuard[ast.ClassDef]:
     if not isinstance(node, ast.ClassDef):
         return False
     return node.name.startswith("Test") or any("TestCase" in _short(b) for b in node.bases)
@@ -142,7 +148,7 @@ def collect(tree: ast.Module, lines: list[str]) -> dict[str, tuple[str, list]]:
     A later definition of the same name wins, as in Python: a stub defined after the real test
     shadows it, and shows up as the real test's units going missing.
     """
-    out: dict[str, tuple[str, list]] = {}
+    out: dict[str, list] = {}
     module: list = []
 
     def scope(decorated: ast.AST | None, body: list) -> list:
@@ -170,7 +176,7 @@ def _source(parts: list, lines: list[str]) -> str:
 
 
 def scope_units(parts: list) -> list[tuple[tuple, str, ast.AST]]:
-    out = []
+    out: list[tuple[tuple, str, ast.AST]] = []
     for node, is_decorator in parts:
         out += [(("@",), ast.dump(node), node)] if is_decorator else _units([node])
     return out
@@ -286,7 +292,7 @@ def compare_python(path: str, old_src: str, new_src: str | None) -> list[dict]:
     try:
         new_tree = ast.parse(new_src)
     except (SyntaxError, ValueError) as e:
-        return [finding("test_changed", path, MODULE, f"the file no longer parses ({e.msg}, line {e.lineno})")]
+        return [finding("test_changed", path, MODULE, f"the file no longer parses ({getattr(e, 'msg', e)}, line {getattr(e, 'lineno', None)})")]
     new = collect(new_tree, new_src.splitlines())
     out = patches(path, old_tree, new_tree)
     for name, (text, parts) in old.items():
@@ -334,7 +340,7 @@ def _is_patch(node: ast.AST) -> str | None:
 def patches(path: str, old_tree: ast.Module | None, new_tree: ast.Module) -> list[dict]:
     """Module-level patches present now that the baseline did not have (top level and test classes)."""
     def scan(tree: ast.Module | None) -> list[tuple[str, ast.AST]]:
-        out = []
+        out: list[tuple[str, ast.AST]] = []
         for node in tree.body if tree is not None else []:
             scope = [node] + (node.body if isinstance(node, ast.ClassDef) else [])
             out += [(ast.dump(n), n) for n in scope if _is_patch(n)]
@@ -355,7 +361,8 @@ def patches(path: str, old_tree: ast.Module | None, new_tree: ast.Module) -> lis
 
 
 def _redefined(tree: ast.Module | None) -> set[str]:
-    seen, twice = set(), set()
+    seen: set[str] = set()
+    twice: set[str] = set()
     for node in tree.body if tree is not None else []:
         if _is_def(node) and not node.name.startswith("test"):  # tests: collect() sees their shadowing
             (twice if node.name in seen else seen).add(node.name)
@@ -614,7 +621,7 @@ def notice_text(findings: list[dict]) -> str:
             "that you asked for it): " + "; ".join(x[2:] for x in describe(findings, 10)))
 
 
-def tests_gate(spec: dict, ctx, run_once) -> object:
+def tests_gate(spec: dict, ctx, run_once) -> Verdict:
     """Installed-mode tests gate: the current tests, then (if the agent weakened tests it has not
     been allowed to keep) the same command in a copy with those files as they were in the baseline,
     so a weakened or deleted test cannot hide a failure. `run_once(spec, ctx)` is the plain gate."""

@@ -125,8 +125,8 @@ def copy_tree(
                 _copy_one(s, d, rel, st, res, deadline, mode)
             except CopyDeadline:
                 raise
-            except OSError as e:
-                res.errors.append(f"cannot copy {rel}: {e.strerror or e}")
+            except OSError as err:
+                res.errors.append(f"cannot copy {rel}: {err.strerror or err}")
         return res
     stack = [("", src, dst)]
     while stack:

@@ -93,13 +93,15 @@ def add_guard(settings: dict, state_dir: str, sandbox: bool) -> dict:
     deny_read, deny = guard_rules(state_dir)
     if sandbox:
         deny = [*deny, *SETTINGS_EDIT_RULES]
-        box = out.get("sandbox") if isinstance(out.get("sandbox"), dict) else {}
-        box = {**box, **SANDBOX_BASE}
-        fs = box.get("filesystem") if isinstance(box.get("filesystem"), dict) else {}
+        sb = out.get("sandbox")
+        box = {**(sb if isinstance(sb, dict) else {}), **SANDBOX_BASE}
+        fs_ = box.get("filesystem")
+        fs = fs_ if isinstance(fs_, dict) else {}
         fs["denyRead"] = [*[r for r in fs.get("denyRead") or [] if r not in deny_read], *deny_read]
         box["filesystem"] = fs
         out["sandbox"] = box
-    perms = out.get("permissions") if isinstance(out.get("permissions"), dict) else {}
+    perms_ = out.get("permissions")
+    perms = perms_ if isinstance(perms_, dict) else {}
     perms["deny"] = [*[r for r in perms.get("deny") or [] if r not in deny], *deny]
     out["permissions"] = perms
     return out

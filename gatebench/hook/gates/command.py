@@ -63,7 +63,7 @@ def read_answer(rc: int | None, stdout: str, stderr: str) -> tuple[str, str, dic
         return "error", f"stdout is not JSON ({e}): {text[:200]!r}", {}
     if not isinstance(answer, dict):
         return "error", f"stdout is JSON but not an object: {text[:200]!r}", {}
-    details = {"via": "exit 0, JSON", "answer_keys": sorted(answer)}
+    details: dict = {"via": "exit 0, JSON", "answer_keys": sorted(answer)}
     if answer.get("continue") is False:
         details["continue_false"] = True
         reason = answer.get("stopReason") or answer.get("reason") or "(no stopReason)"

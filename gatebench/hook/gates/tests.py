@@ -100,6 +100,7 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
         argv: list[str] | str = command
         env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
         if bench:
+            assert copy is not None  # a bench run always tests in a pristine copy
             details["harness"] = harness.restore(copy, harness.from_manifest(ctx.baseline, ctx.blob_dir, read_blob))
             mode = binding.get("sandbox") or "required"
             why = sandbox.probe() if mode != "off" else "sandbox off"
@@ -127,7 +128,8 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
     if r.timed_out:
         feedback = f"The tests (`{command}`) did not finish within {timeout:.0f} s; something hangs.\n"
         return Verdict("block", trim(feedback + failure_digest(output), limit), details, seconds)
-    infra = SHELL_INFRA_CODES.get(r.returncode) if r.not_found or r.returncode in SHELL_INFRA_CODES else None
+    infra = (SHELL_INFRA_CODES.get(r.returncode)
+             if r.returncode is not None and (r.not_found or r.returncode in SHELL_INFRA_CODES) else None)
     if r.not_found and infra is None:
         infra = f"cannot start {argv[0] if isinstance(argv, list) else 'the shell'}"
     if infra is None and "pytest" in command:
