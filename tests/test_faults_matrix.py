@@ -181,7 +181,7 @@ def test_a_cell_child_killed_hard_is_scored_by_a_finalize_child_and_its_attempt_
     fake.chmod(0o755)
     runs = tmp_path / "runs"
     cmd = [sys.executable, "-m", "gatebench", "matrix", "--worker", "sim", "--runs-dir", str(runs), "--run-id", "h",
-           "--configs", "none", "--tasks", "T1", "--retries", "0"]
+           "--configs", "none", "--tasks", "T1", "--retries", "0", "--unsealed"]  # a fake CLI cannot prove the seal
     r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300,
                        env={**os.environ, "GATEBENCH_CLAUDE": str(fake)})
     assert r.returncode == 1, r.stdout + r.stderr

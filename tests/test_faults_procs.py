@@ -20,7 +20,10 @@ from gatebench.hook import proc
 from gatebench.hook.oracle import run_oracle
 from gatebench.review import runproc
 
-ESCAPE = "setsid sleep 120 & echo $! > {pidfile}; echo started"
+# The escapee writes its pid from inside its new session, and the shell waits for that before it ends:
+# otherwise the group kill at the shell's exit could land before setsid() and there would be no escapee.
+ESCAPE = ("rm -f {pidfile}; setsid sh -c 'echo $$ > {pidfile}; exec sleep 120' & "
+          "while [ ! -s {pidfile} ]; do sleep 0.01; done; echo started")
 
 
 
@@ -59,22 +62,29 @@ def test_a_reviewer_whose_child_escapes_with_the_pipes_is_bounded(tmp_path: Path
     assert not alive(int(pidfile.read_text()))
 
 
-def test_the_oracle_is_bounded_when_a_test_leaves_a_daemon_holding_its_pipes(calc_repo: Path, tmp_path: Path):
+@pytest.mark.parametrize("sandbox_mode", ["off", "required"])
+def test_the_oracle_is_bounded_when_a_test_leaves_a_daemon_holding_its_pipes(calc_repo: Path, tmp_path: Path,
+                                                                             sandbox_mode: str):
     pidfile = tmp_path / "pid"
     (calc_repo / "calc.py").write_text(FIXED)
     hidden = tmp_path / "hidden"
+    # In the sandbox the host's tmp is out of reach (and pids are the namespace's): the daemon's pid then
+    # stays inside, and killing bwrap ends its whole pid namespace.
+    where = str(pidfile) if sandbox_mode == "off" else "/tmp/pid"
     # close_fds=False: the daemon also inherits pytest's saved copies of the real stdout/stderr (our pipes).
     write_tree(hidden, {"test_h.py": "import subprocess\nfrom calc import add\n\n"
                                      "def test_add():\n"
                                      "    p = subprocess.Popen(['setsid', 'sleep', '120'], close_fds=False)\n"
-                                     f"    open({str(pidfile)!r}, 'w').write(str(p.pid))\n"
+                                     f"    open({where!r}, 'w').write(str(p.pid))\n"
                                      "    assert add(2, 3) == 5\n"})
     t0 = time.monotonic()
     r = run_oracle(str(calc_repo), str(hidden), "{python} -m pytest -q -p no:cacheprovider hidden_tests",
-                   timeout_s=20)
+                   timeout_s=20, sandbox_mode=sandbox_mode)
     assert time.monotonic() - t0 < 15
     assert r["solved"] is True and r["error"] is None, r
-    assert not alive(int(pidfile.read_text()))
+    assert r["sandboxed"] is (sandbox_mode == "required")
+    if sandbox_mode == "off":
+        assert not alive(int(pidfile.read_text()))
 
 
 def test_a_stop_whose_tests_leave_a_daemon_holding_the_pipes_is_bounded(installed, tmp_path: Path):

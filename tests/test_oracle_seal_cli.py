@@ -47,8 +47,10 @@ def run_agent(tmp_path: Path, script: Callable[[Path], list[dict]]) -> dict:
         *turns, {"content": [{"type": "text", "text": "All done, the tests pass."}]}]}]})
     with fake_api(brain) as (url, _api):
         env = {**os.environ, "ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "sk-fake"}
+        # --unsealed: these cases test rings 2 and 3 (oracle, finalize) as if the agent's seal had failed;
+        # tests/test_seal_hostile.py plays the same attacks against the seal itself.
         gatebench_cli("run", str(cell), "--worker", "claude", "--finalize", "--timeout-s", "150",
-                      "--max-turns", "20", "--quiet", env=env, timeout=300)
+                      "--max-turns", "20", "--quiet", "--unsealed", env=env, timeout=300)
         # Every scripted turn was played (none failed in the brain): the attack really happened.
         assert brain.played == [f"step 0 turn {i}" for i in range(len(turns) + 1)], brain.played
     rec = json.loads((cell / "result.json").read_text())

@@ -129,7 +129,9 @@ def test_reading_the_answers_through_indirect_paths_gets_nothing(tmp_path, monke
 
 def test_an_honest_agent_still_solves_in_a_sealed_cell(tmp_path, monkeypatch):
     repo = tmp_path / "c" / "repo"
-    fixed = {p.name: p.read_text() for p in (ROOT / "reference" / "T1" / "pagekit").glob("*.py")}
+    # The agent's own fix: the reference's logic, not its bytes (a byte-for-byte copy of a reference file is
+    # a content leak, whoever typed it).
+    fixed = {p.name: p.read_text() + "# fixed here\n" for p in (ROOT / "reference" / "T1" / "pagekit").glob("*.py")}
     turns = [bash(f"{sys.executable} -m pytest -q -p no:cacheprovider tests 2>&1 | tail -3; true")]
     for name, text in sorted(fixed.items()):
         turns += [tool("Read", file_path=f"{repo}/pagekit/{name}"), tool("Write", file_path=f"{repo}/pagekit/{name}",

@@ -96,8 +96,31 @@ def _spawn(args: list[str], env: dict, cwd: str, data: bytes | None, tag: str) -
     return os.posix_spawnp("git", ["git", "-C", cwd, *args], env, file_actions=actions), stem
 
 
+# The hook's deadline while `current` runs (None: unbounded). A git past it is killed and the stop is
+# decided by on_error (snapshot.OutOfTime), never left to Claude Code's own hook timeout.
+_deadline: float | None = None
+
+
 def _reap(pid: int, stem: str) -> tuple[int, bytes, bytes]:
-    _, status = os.waitpid(pid, 0)
+    if _deadline is None:
+        _, status = os.waitpid(pid, 0)
+    else:
+        while True:
+            got, status = os.waitpid(pid, os.WNOHANG)
+            if got:
+                break
+            if time.monotonic() > _deadline:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                for ext in (".out", ".err", ".in"):
+                    try:
+                        os.remove(stem + ext)
+                    except FileNotFoundError:
+                        pass
+                from gatebench.hook.snapshot import OutOfTime
+
+                raise OutOfTime("the stop's time budget ran out while git was snapshotting the work tree")
+            time.sleep(0.002)
     out = []
     for ext in (".out", ".err", ".in"):
         try:
@@ -269,8 +292,18 @@ def _wait_for_lock(index: str) -> None:
         time.sleep(0.1)  # another hook of this state dir (a parallel session) is updating the index
 
 
-def current(work: str, git_dir: str, ignore_match=None) -> GitWalk:
-    """Bring the private index up to date with the work tree and return its tree."""
+def current(work: str, git_dir: str, ignore_match=None, deadline: float | None = None) -> GitWalk:
+    """Bring the private index up to date with the work tree and return its tree. Raises
+    snapshot.OutOfTime past `deadline` (a git still running then is killed)."""
+    global _deadline
+    _deadline = deadline
+    try:
+        return _current(work, git_dir, ignore_match)
+    finally:
+        _deadline = None
+
+
+def _current(work: str, git_dir: str, ignore_match=None) -> GitWalk:
     env = _env(git_dir, work)
     index = os.path.join(git_dir, "index")
     _wait_for_lock(index)
