@@ -152,6 +152,7 @@ def wait_records(runs: Path, run_id: str, n: int, proc: subprocess.Popen, timeou
 # matrix (every task: 168 cells, about 10 min on 2 cores) runs from `scripts/bench --kill-resume`, which
 # sets GATEBENCH_CI_MATRIX_TASKS=all.
 CI_TASKS = os.environ.get("GATEBENCH_CI_MATRIX_TASKS", "T1,T2")
+CI_REPS = int(os.environ.get("GATEBENCH_CI_MATRIX_REPS", "1"))  # scripts/bench --kill-resume runs 2 over every task
 
 
 @pytest.mark.cli
@@ -164,7 +165,7 @@ def test_sim_matrix_of_every_config_survives_sigterm_and_kill_9_and_resumes_to_o
     run_dir = runs / run_id
     configs = all_configs()
     tasks = [t for t in CI_TASKS.split(",") if t] if CI_TASKS != "all" else None
-    args = ["--reps", "2", "--jobs", "3", "--configs", ",".join(configs)] + (["--tasks", ",".join(tasks)] if tasks else [])
+    args = ["--reps", str(CI_REPS), "--jobs", "3", "--configs", ",".join(configs)] + (["--tasks", ",".join(tasks)] if tasks else [])
 
     # SIGTERM (what Ctrl-C or a scheduler sends): every cell's processes stop, the ledger stays valid.
     env = matrix_env(run_dir)
@@ -192,7 +193,7 @@ def test_sim_matrix_of_every_config_survives_sigterm_and_kill_9_and_resumes_to_o
     lines = (run_dir / "results.jsonl").read_text().splitlines()
     recs = [ResultRecord.model_validate_json(x) for x in lines]
     want_tasks = tasks or sorted({x.task for x in recs})
-    want = sorted(f"{c}/{t}/{rep}" for c in configs for t in want_tasks for rep in (0, 1))
+    want = sorted(f"{c}/{t}/{rep}" for c in configs for t in want_tasks for rep in range(CI_REPS))
     assert sorted(x.cell_id for x in recs) == want, "exactly one record per cell"
     assert all(x.status == "ok" for x in recs), [(x.cell_id, x.error) for x in recs if x.status != "ok"]
     assert wait_no_leftovers(run_dir) == []
