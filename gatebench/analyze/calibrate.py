@@ -190,13 +190,20 @@ def follow_plans(cfg: synth.SynthConfig, base: synth.SynthConfig, pop: synth.Pop
         need = min(plan.tasks_needed, max_tasks)
         out.planned_tasks.append(need)
         g2 = grouped_runs(synth.generate(arms, need, reps, seed=s + 700_000_000, pop=pop))
-        if comparison == "between":
-            values, _ = planner.between_values(g2[cfg.name], g2[base.name])
-        else:
-            values, _ = planner.within_values(g2[cfg.name])
-        sd = planner.sd(values)
-        out.ratios.append(planner.half_width(sd, len(values)) / target if sd else 0.0)
+        out.ratios.append(_width_ratio(g2, cfg.name, base.name, comparison, target))
     return out
+
+
+def _width_ratio(g: dict, cfg: str, base: str, comparison: str, target: float) -> float:
+    """The half-width the grouped runs reach for this comparison, as a share of the target."""
+    from gatebench.analyze import planner
+
+    if comparison == "between":
+        values, _ = planner.between_values(g[cfg], g[base])
+    else:
+        values, _ = planner.within_values(g[cfg])
+    sd = planner.sd(values)
+    return planner.half_width(sd, len(values)) / target if sd else 0.0
 
 
 def _renamed(g: dict, prefix: str) -> dict:
@@ -235,10 +242,5 @@ def follow_steps(cfg: synth.SynthConfig, base: synth.SynthConfig, pop: synth.Pop
                                                                pop=pop)), f"R{rnd}-"))
             n += more
         out.planned_tasks.append(n)
-        if comparison == "between":
-            values, _ = planner.between_values(g[cfg.name], g[base.name])
-        else:
-            values, _ = planner.within_values(g[cfg.name])
-        sd = planner.sd(values)
-        out.ratios.append(planner.half_width(sd, len(values)) / target if sd else 0.0)
+        out.ratios.append(_width_ratio(g, cfg.name, base.name, comparison, target))
     return out
