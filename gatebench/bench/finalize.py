@@ -150,20 +150,25 @@ def tree_diff(repo: Path, state: Path, resolved: dict, base_repo: Path | None = 
     (the hook settings)."""
     ignore = GlobSet(resolved.get("ignore") or DEFAULT_IGNORE)
     paths = Paths(str(state))
-    now = walk(str(repo), ignore)
     try:
         prep_diff = compare(str(repo), ignore, paths.baseline, paths.blobs)
     except (OSError, ValueError):
         prep_diff = None
+    # A walker comparison has walked the tree already; a git one has git ids and lists no special files.
+    if prep_diff is not None and prep_diff.via == "walk":
+        manifest, special = prep_diff.now, prep_diff.special
+    else:
+        w = walk(str(repo), ignore)
+        manifest, special = w.manifest, w.special
     if base_repo is None:
-        return (prep_diff.diff if prep_diff else diff({}, now.manifest)), now.special
+        return (prep_diff.diff if prep_diff else diff({}, manifest)), special
     home = walk(str(base_repo), ignore).manifest
-    d = diff(home, now.manifest)
+    d = diff(home, manifest)
     added = {p for p in (prep_diff.baseline if prep_diff else ())} - set(home)
     pd = prep_diff.diff if prep_diff else Diff([], [], [])
     return Diff([p for p in d.created if p not in added],
                 sorted(d.changed + [p for p in pd.changed if p in added]),
-                sorted(d.deleted + [p for p in pd.deleted if p in added])), now.special
+                sorted(d.deleted + [p for p in pd.deleted if p in added])), special
 
 
 def escaped(obj):

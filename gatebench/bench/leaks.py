@@ -13,6 +13,8 @@ import os
 import re
 from pathlib import Path
 
+from gatebench.hook import harness
+
 _TOKEN = re.compile(r"[^\s'\"`;|&<>()=,]+")
 
 
@@ -68,7 +70,7 @@ def scan(tool_calls: list[dict], cwd: Path, private: list[Path], project_root: P
 
 # --- what the final work copy holds (finalize) ----------------------------------------------------
 
-_SKIP_DIRS = {".git", "__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache"}
+_SKIP_DIRS = harness.SKIP_DIRS
 
 
 def _files(root: Path) -> dict[str, Path]:

@@ -143,23 +143,30 @@ def run_cell_on_node(payload: dict[str, Any]) -> dict[str, Any]:
         if not o.get("sealed"):
             argv.append("--unsealed")  # a sealed run proves the seal on each node (its probe, cached per machine)
         env = {**os.environ, "GATEBENCH_HOME": home}
-        with open(cell_dir / "run.log", "wb") as log:
-            proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
-                                  timeout=float(o["timeout_s"]) + 300, check=False)
+        log = cell_dir / "run.log"
+        rc = _child(argv, log, env, float(o["timeout_s"]) + 300, "wb")
         result = cell_dir / "result.json"
         if not result.exists():
-            # The run died before finalize: score what is there, as the local matrix does.
-            with open(cell_dir / "run.log", "ab") as log:
-                subprocess.run([sys.executable, "-m", "gatebench", "finalize", str(cell_dir), "--fresh-oracle"],
-                               stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
-                               timeout=600, check=False)
+            # The run died (or wedged past its own wall cap) before finalize: score what is there, as the
+            # local matrix does.
+            _child([sys.executable, "-m", "gatebench", "finalize", str(cell_dir), "--fresh-oracle"], log, env, 600, "ab")
         if not result.exists():
-            tail = (cell_dir / "run.log").read_text(errors="replace")[-800:]
-            return {"record": None, "error": f"the cell's run exited {proc.returncode} with no result: {tail}"}
+            tail = log.read_text(errors="replace")[-800:]
+            return {"record": None, "error": f"the cell's run exited {rc} with no result: {tail}"}
         return {"record": json.loads(result.read_text()), "tar": pack(cell_dir), "node_cell": str(cell_dir),
                 "node": node, "pid": os.getpid()}
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _child(argv: list[str], log: Path, env: dict, timeout_s: float, mode: str) -> int | None:
+    """A gatebench child on the node, its output to `log`; None when it ran past `timeout_s` and was killed."""
+    with open(log, mode) as out:
+        try:
+            return subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env,
+                                  timeout=timeout_s, check=False).returncode
+        except subprocess.TimeoutExpired:
+            return None
 
 
 class RayMatrix(Matrix):

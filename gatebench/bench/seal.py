@@ -403,11 +403,11 @@ def prove_seal(claude: Path, *, use_cache: bool = True) -> ProbeResult:
     res = run_probe(claude)
     if res.sealed:
         try:
+            from gatebench.hook.util import write_atomic
+
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.{os.getpid()}")
-            tmp.write_text(json.dumps({"key": key, "sealed": True, "cli_version": res.cli_version,
-                                       "seconds": res.seconds}) + "\n")
-            tmp.replace(path)
+            write_atomic(path, json.dumps({"key": key, "sealed": True, "cli_version": res.cli_version,
+                                           "seconds": res.seconds}) + "\n")
         except OSError:
             pass
     return res

@@ -36,7 +36,8 @@ from gatebench.bench.taskenv import EnvInfo, dep_files, ensure_env
 from gatebench.bench.tasks import load_task
 from gatebench.errors import UsageError
 from gatebench.hook.globs import GlobSet
-from gatebench.hook.oracle import HARNESS_ROOT_FILES, run_oracle
+from gatebench.hook.harness import CONFIG_FILES
+from gatebench.hook.oracle import run_oracle
 from gatebench.models.loading import describe
 from gatebench.models.task import (
     GateName,
@@ -135,7 +136,7 @@ def harness_files(tree: Path, tests: list[str]) -> list[str]:
     """The tree's pytest harness: every conftest.py, and the pytest config files in the root and in every
     folder on the way to a test (the oracle removes the agent's from exactly those places)."""
     folders = {""} | {"/".join(t.split("/")[:i]) for t in tests for i in range(1, t.count("/") + 1)}
-    out = [f"{d}/{n}".lstrip("/") for d in sorted(folders) for n in HARNESS_ROOT_FILES if (tree / d / n).is_file()]
+    out = [f"{d}/{n}".lstrip("/") for d in sorted(folders) for n in CONFIG_FILES if (tree / d / n).is_file()]
     out += sorted(str(p.relative_to(tree)) for p in tree.rglob("conftest.py") if ".git" not in p.parts)
     return out
 
@@ -328,7 +329,8 @@ def import_task(repo: Path, commit: str, home: Path, *, task_id: str | None = No
         if rc != 0:
             warnings.append(f"the visible tests fail on the base (exit {rc}): the tests gate will block every "
                             f"end state ({visible})")
-        title = commit_message(repo, sha).splitlines()[0][:100] if commit_message(repo, sha) else sha[:12]
+        message = prompt if prompt_from == "commit message" else commit_message(repo, sha)
+        title = message.splitlines()[0][:100] if message else sha[:12]
         try:
             task = Task(
                 id=tid, title=f"{repo.name}: {title}"[:200], kinds=["bugfix"], prompt=prompt,

@@ -20,6 +20,7 @@ import stat
 import time
 
 from gatebench.hook import jsonfast
+from gatebench.hook.util import write_atomic
 
 SIDECAR = ".git"  # <baseline manifest>.git holds the baseline's tree id: the git path took it
 RECORD = "gatebench-last.json"  # index stat -> tree, and the last diff: what a stop can skip
@@ -243,11 +244,7 @@ def read_record(git_dir: str) -> dict:
 
 
 def write_record(git_dir: str, data: dict) -> None:
-    path = os.path.join(git_dir, RECORD)
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(jsonfast.dumps(data))
-    os.replace(tmp, path)
+    write_atomic(os.path.join(git_dir, RECORD), jsonfast.dumps(data))
 
 
 def _addable(work: str, rel: bytes) -> bool:
@@ -516,10 +513,7 @@ def take_baseline(root: str, ignore: list[str], ignore_match, dest_dir: str, git
 
 
 def write_json(path: str, data: object) -> None:
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(jsonfast.dumps(data, compact=True))
-    os.replace(tmp, path)
+    write_atomic(path, jsonfast.dumps(data, compact=True))
 
 
 def baseline_tree(manifest_path: str) -> str | None:

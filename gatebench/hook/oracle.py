@@ -18,7 +18,7 @@ import xml.etree.ElementTree as ET
 from gatebench.hook import harness, proc, sandbox, treecopy
 from gatebench.hook.defaults import TASK_TEST_TIMEOUT_S
 
-_SKIP_DIRS = {".git", "__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache"}
+_SKIP_DIRS = harness.SKIP_DIRS
 
 
 def _ignore(_dir: str, names: list[str]) -> set[str]:
@@ -115,11 +115,6 @@ def event_summary(result: dict, max_listed: int = 50) -> dict:
     return out
 
 
-# Files that configure pytest for a whole tree. In the `original` layout none of the copy's own
-# survive: the hidden folder brings the task's harness, so an agent's new conftest.py cannot decide.
-HARNESS_ROOT_FILES = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml")
-
-
 def _real_dir(copy: str, rel_dir: str) -> str:
     """copy/rel_dir as a real directory: a symlink or file the agent put on the way is removed, so a hidden file
     can never be written through a link to outside the copy."""
@@ -152,7 +147,7 @@ def lay_original(copy: str, hidden_dir: str) -> None:
         folders.update(os.sep.join(parts[:i]) for i in range(1, len(parts) + 1))
     for folder in sorted(folders):
         d = _real_dir(copy, folder)
-        for name in HARNESS_ROOT_FILES:
+        for name in harness.CONFIG_FILES:  # the hidden folder brings the task's own
             p = os.path.join(d, name)
             if os.path.lexists(p) and not os.path.isdir(p):
                 os.remove(p)

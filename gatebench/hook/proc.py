@@ -268,10 +268,6 @@ class ProcResult:
     held_pipes: bool = False
 
 
-def kill_group(proc: subprocess.Popen) -> None:
-    killpg(proc.pid)
-
-
 def run(
     cmd: list[str] | str,
     *,

@@ -311,10 +311,7 @@ def current(root: str, ignore: GlobSet, cache_path: str, deadline: float | None 
     except OutOfTime as e:
         # Keep what was hashed: the next stop starts where this one ran out, so a big tree converges.
         try:
-            tmp = f"{cache_path}.tmp{os.getpid()}"
-            with open(tmp, "wb") as f:
-                marshal.dump((time.time_ns(), {**cache, **e.cache}), f)
-            os.replace(tmp, cache_path)
+            write_atomic(cache_path, marshal.dumps((time.time_ns(), {**cache, **e.cache})))
         except OSError:
             pass
         raise

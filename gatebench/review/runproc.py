@@ -27,10 +27,6 @@ class RawRun:
     start_error: str | None = None
 
 
-def kill_group(pgid: int | None) -> None:
-    proc.killpg(pgid)
-
-
 def run(
     argv: list[str] | str,
     *,

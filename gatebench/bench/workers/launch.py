@@ -253,11 +253,6 @@ def cli_args(opts, session_id: str) -> list[str]:
             "--session-id", session_id]
 
 
-def cell_marker(cell_root: Path) -> str:
-    """The prefix every attempt marker of this cell starts with. The trailing slash keeps r1 from matching r10."""
-    return f"{Path(cell_root).resolve()}/"
-
-
 def task_prompt(state_dir: Path) -> str:
     import json
 
