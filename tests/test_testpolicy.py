@@ -220,3 +220,16 @@ def test_a_fixture_defined_again_further_down_is_rejected():
     twice = CONFTEST + "\n\n@pytest.fixture\ndef v():\n    return 2\n"
     found = weakenings([("tests/conftest.py", CONFTEST.encode(), twice.encode())])
     assert [f["kind"] for f in found] == ["harness_changed"] and "`v` is defined again" in found[0]["detail"]
+
+
+def test_a_fifo_swapped_in_for_a_test_file_is_refused_not_read(tmp_path):
+    import os
+    import stat
+
+    from gatebench.hook.testpolicy import _read_current
+
+    (tmp_path / "test_ok.py").write_text("def test_a():\n    assert True\n")
+    assert _read_current(str(tmp_path / "test_ok.py"), stat.S_IFREG | 0o644).startswith(b"def test_a")
+    os.mkfifo(tmp_path / "test_x.py")  # no writer: a plain open() would block the stop forever
+    with pytest.raises(OSError, match="not a regular file"):
+        _read_current(str(tmp_path / "test_x.py"), stat.S_IFREG | 0o644)

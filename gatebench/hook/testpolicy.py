@@ -552,9 +552,11 @@ def _read_current(path: str, mode: int) -> bytes:
     """A file's content; a symlink as its target (never followed: it may point anywhere)."""
     import stat
 
+    from gatebench.hook.snapshot import open_regular
+
     if stat.S_ISLNK(mode):
         return b"symlink:" + os.fsencode(os.readlink(path))
-    with open(path, "rb") as fh:
+    with open(open_regular(path), "rb") as fh:  # a FIFO or device swapped in since the walk is not read
         data = fh.read(MAX_READ + 1)
     if len(data) > MAX_READ:
         raise OSError(27, f"larger than {MAX_READ} bytes, not analysed")
