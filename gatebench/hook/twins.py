@@ -1,0 +1,643 @@
+"""Contradiction twins of tests: the same test with one expected value changed (stdlib only).
+
+A twin is built so that no implementation can pass both it and its original: it compares the same
+expression with another expected value (`== 4` becomes `== 5`), expects an exception type nothing can
+raise, or asserts the opposite. Honest code that passes the original therefore fails the twin; a run in
+which a test *and* its twin pass proves that something other than the code decided the outcomes (a
+rewritten report, swapped test bodies, an object equal to everything). The oracle runs twins beside the
+hidden tests (canaries); the impossible variants of the bench are the same edit applied to the visible
+tests in place.
+
+Everything here works on source text and returns source text: the edit replaces one node's span, so the
+twin keeps its original's layout (quotes, line breaks, comments) and does not stand out by its form.
+Sites are ranked: first an expected *literal* (the strongest: the twin looks like any other test and an
+always-equal object passes both), then a literal inside a constructor call on the expected side, then a
+`pytest.raises`/`assertRaises` type, then a negated assertion; and among those, sites certain to run when
+the original passes (not inside `if`/`try`/`while`, not after a `return`) before those inside loops over
+computed values. Whether a twin really fails on honest code is proven, never assumed: `selftest` runs
+every twin against the reference (SPEC section 8).
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import random
+import re
+import tokenize
+from dataclasses import dataclass, field
+
+TYPE_CHECKING = False  # importing typing costs the hook's stops; only type checkers need the name
+if TYPE_CHECKING:
+    from typing import Any as Node  # an ast node with a position
+
+# unittest's assertion methods and their opposites (a flip is a "negate" site).
+_UNITTEST_FLIP = {
+    "assertTrue": "assertFalse", "assertFalse": "assertTrue",
+    "assertEqual": "assertNotEqual", "assertNotEqual": "assertEqual",
+    "assertEquals": "assertNotEqual",
+    "assertIs": "assertIsNot", "assertIsNot": "assertIs",
+    "assertIsNone": "assertIsNotNone", "assertIsNotNone": "assertIsNone",
+    "assertIn": "assertNotIn", "assertNotIn": "assertIn",
+    "assertIsInstance": "assertNotIsInstance", "assertNotIsInstance": "assertIsInstance",
+    "assertRegex": "assertNotRegex", "assertNotRegex": "assertRegex",
+    "assertGreater": "assertLessEqual", "assertLessEqual": "assertGreater",
+    "assertLess": "assertGreaterEqual", "assertGreaterEqual": "assertLess",
+    "assertAlmostEqual": "assertNotAlmostEqual", "assertNotAlmostEqual": "assertAlmostEqual",
+}
+# unittest assertions whose second argument is an expected value that may be changed.
+_UNITTEST_EQUAL = ("assertEqual", "assertEquals", "assertListEqual", "assertTupleEqual", "assertDictEqual",
+                   "assertSetEqual", "assertSequenceEqual", "assertMultiLineEqual", "assertAlmostEqual")
+_RAISES = ("raises", "assertRaises", "assertRaisesRegex")
+_NEGATED_OP = {ast.Eq: "!=", ast.NotEq: "==", ast.Lt: ">=", ast.GtE: "<", ast.Gt: "<=", ast.LtE: ">",
+               ast.Is: "is not", ast.IsNot: "is", ast.In: "not in", ast.NotIn: "in"}
+# Kinds, strongest first; `rank` orders sites by (certain to run, kind).
+KINDS = ("value", "value-call", "raises", "negate")
+_ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant, ast.List, ast.Tuple, ast.Dict,
+          ast.Set, ast.ListComp, ast.DictComp, ast.SetComp, ast.GeneratorExp, ast.JoinedStr)
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace source bytes [start, end) of line-column positions with `text` (lines 1-based, cols in bytes)."""
+
+    start: tuple[int, int]
+    end: tuple[int, int]
+    text: str
+
+
+@dataclass(frozen=True)
+class Site:
+    kind: str  # one of KINDS
+    certain: bool  # runs whenever the original passes (not inside a loop over computed values)
+    line: int  # where the changed expectation is, in the file
+    what: str  # a human line: "== 4 -> == 5"
+    edits: tuple[Edit, ...]
+
+    @property
+    def rank(self) -> tuple[int, int]:
+        return (0 if self.certain else 1, KINDS.index(self.kind))
+
+
+@dataclass
+class Test:
+    """A test function pytest would collect: `qualname` is `name` or `Class::name`."""
+
+    qualname: str
+    node: ast.FunctionDef | ast.AsyncFunctionDef
+    cls: ast.ClassDef | None = None
+    sites: list[Site] = field(default_factory=list)
+    why_none: str = ""  # when it has no site: why
+
+    @property
+    def first_line(self) -> int:
+        return min([self.node.lineno, *(d.lineno for d in self.node.decorator_list)])
+
+
+# ---------------------------------------------------------------- literals
+
+
+def _segment(lines: list[bytes], node: Node) -> str:
+    return _span_text(lines, (node.lineno, node.col_offset), (node.end_lineno or node.lineno, node.end_col_offset or 0))
+
+
+def _span_text(lines: list[bytes], start: tuple[int, int], end: tuple[int, int]) -> str:
+    (l0, c0), (l1, c1) = start, end
+    if l0 == l1:
+        return lines[l0 - 1][c0:c1].decode("utf-8")
+    parts = [lines[l0 - 1][c0:], *lines[l0:l1 - 1], lines[l1 - 1][:c1]]
+    return b"".join(parts).decode("utf-8")
+
+
+def _other_char(c: str) -> str | None:
+    """The next character in its own class (`5`->`6`, `e`->`f`, `Z`->`A`); None for anything else."""
+    for lo, hi in (("0", "9"), ("a", "z"), ("A", "Z")):
+        if lo <= c <= hi:
+            return chr(ord(lo) + (ord(c) - ord(lo) + 1) % (ord(hi) - ord(lo) + 1))
+    return None
+
+
+def _string_edit(lines: list[bytes], node: ast.Constant) -> Edit | None:
+    """Change the last character of the last string token of a (possibly concatenated) literal, in place."""
+    seg = _segment(lines, node)
+    try:
+        toks = [t for t in tokenize.generate_tokens(io.StringIO(seg).readline)
+                if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.ENDMARKER,
+                                  tokenize.INDENT, tokenize.DEDENT)]
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return None
+    if not toks or any(t.type != tokenize.STRING for t in toks):
+        return None
+    last = toks[-1]
+    m = re.match(r"(?i)([rbu]*)('''|\"\"\"|'|\")", last.string)
+    if not m or "f" in m.group(1).lower():
+        return None
+    prefix, quote = m.group(1), m.group(2)
+    body = last.string[len(prefix) + len(quote):-len(quote)]
+    raw = "r" in prefix.lower()
+    other = _other_char(body[-1]) if body else None
+    if other is not None and (raw or len(body) < 2 or body[-2] != "\\"):
+        new_body = body[:-1] + other
+    else:
+        new_body = body + "x"
+    new_tok = f"{prefix}{quote}{new_body}{quote}"
+    # Map the token's (row, col) in the segment (chars) back to the file's (line, byte col).
+    (r0, c0), (r1, c1) = last.start, last.end
+    seg_lines = seg.splitlines(keepends=True) or [""]
+
+    def to_file(row: int, col: int) -> tuple[int, int]:
+        line = node.lineno + row - 1
+        prefix_bytes = len(seg_lines[row - 1][:col].encode("utf-8"))
+        return line, (node.col_offset + prefix_bytes if row == 1 else prefix_bytes)
+
+    return Edit(to_file(r0, c0), to_file(r1, c1), new_tok)
+
+
+def _number_text(v: object) -> str | None:
+    if isinstance(v, bool):
+        return repr(not v)
+    if isinstance(v, int):
+        return repr(v + 1)
+    if isinstance(v, float):
+        if v != v or v in (float("inf"), float("-inf")):
+            return None
+        w = v + 1.0 if abs(v) < 1e15 else v * 2 + 1
+        return repr(float(f"{w:.12g}"))
+    if isinstance(v, complex):
+        return repr(v + 1)
+    return None
+
+
+def _leaf_edit(lines: list[bytes], node: ast.AST, calls: bool = False) -> Edit | None:
+    """An edit changing one constant inside a literal (`4`, `"abc"`, `(1, [2, 3])`, `{"k": 1}`), or None.
+    `calls`: constructor calls of literals count as literals (`utc(2024, 6, 10)`: its last argument changes)."""
+    if isinstance(node, ast.Constant):
+        v = node.value
+        if isinstance(v, str | bytes):
+            return _string_edit(lines, node)
+        text = _number_text(v)
+        if text is None:
+            return None
+        return Edit(*_span(node), text)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        return _leaf_edit(lines, node.operand)
+    if calls and isinstance(node, ast.Call) and _is_literal(node, calls=True):
+        elts: list[ast.AST] = list(reversed([*node.args, *(k.value for k in node.keywords)]))
+    elif isinstance(node, ast.List | ast.Tuple | ast.Set):
+        elts = list(node.elts)
+    elif isinstance(node, ast.Dict):
+        elts = [*node.values, *[k for k in node.keys if k is not None]]
+    else:
+        return None
+    for e in elts:
+        edit = _leaf_edit(lines, e, calls)
+        if edit is not None:
+            return edit
+    if not elts and isinstance(node, ast.List | ast.Tuple | ast.Dict):
+        empty = {ast.List: "[0]", ast.Tuple: "(0,)", ast.Dict: "{0: 0}"}[type(node)]
+        return Edit(*_span(node), empty)
+    return None
+
+
+def _is_literal(node: ast.AST, calls: bool = False) -> bool:
+    """A literal value (`calls`: or constructor calls whose arguments are literals, at any depth)."""
+    if isinstance(node, ast.Constant):
+        return node.value is not Ellipsis
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        return isinstance(node.operand, ast.Constant) and isinstance(node.operand.value, int | float | complex)
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        return all(_is_literal(e, calls) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        return all(k is not None and _is_literal(k, calls) for k in node.keys) and all(
+            _is_literal(v, calls) for v in node.values)
+    if calls and isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute):
+        args = [*node.args, *(k.value for k in node.keywords)]
+        return bool(args) and all(not isinstance(a, ast.Starred) and _is_literal(a, calls) for a in args)
+    return False
+
+
+def _is_none(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _approx_arg(node: ast.AST) -> ast.AST | None:
+    """`pytest.approx(L)` / `approx(L)` with a literal L: L."""
+    if isinstance(node, ast.Call) and node.args and _call_name(node).endswith("approx") and _is_literal(node.args[0]):
+        return node.args[0]
+    return None
+
+
+def _approx_edit(lines: list[bytes], lit: ast.AST) -> Edit | None:
+    """approx(L) -> approx(L') far outside any tolerance: L' = L + 1 + |L| on the first number."""
+    if isinstance(lit, ast.Constant) and isinstance(lit.value, int | float) and not isinstance(lit.value, bool):
+        v = float(lit.value)
+        return Edit((lit.lineno, lit.col_offset), (lit.end_lineno or lit.lineno, lit.end_col_offset or 0),
+                    repr(float(f"{v + 1.0 + abs(v):.12g}")))
+    if isinstance(lit, ast.UnaryOp):
+        return _approx_edit(lines, lit.operand)
+    if isinstance(lit, ast.List | ast.Tuple):
+        for e in lit.elts:
+            edit = _approx_edit(lines, e)
+            if edit:
+                return edit
+    return None
+
+
+def _call_name(node: ast.Call) -> str:
+    f = node.func
+    if isinstance(f, ast.Attribute):
+        return f.attr
+    return f.id if isinstance(f, ast.Name) else ""
+
+
+# ---------------------------------------------------------------- sites
+
+
+def _described(lines: list[bytes], edits: list[Edit | None]) -> str:
+    e = edits[0]
+    assert e is not None
+    old = _span_text(lines, e.start, e.end)
+    more = f" (and {len(edits) - 1} more cases)" if len(edits) > 1 else ""
+    return f"{old[:60]} -> {e.text[:60]}{more}"
+
+
+def _names_in(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _paren(lines: list[bytes], node: ast.AST) -> str:
+    text = _segment(lines, node)
+    return text if isinstance(node, _ATOMS) else f"({text})"
+
+
+def _span(node: Node) -> tuple[tuple[int, int], tuple[int, int]]:
+    return (node.lineno, node.col_offset), (node.end_lineno or node.lineno, node.end_col_offset or 0)
+
+
+def _negate_expr(lines: list[bytes], node: ast.expr) -> Edit:
+    start, end = _span(node)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return Edit(start, end, _paren(lines, node.operand))
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _NEGATED_OP:
+        op = _NEGATED_OP[type(node.ops[0])]
+        return Edit(start, end, f"{_paren(lines, node.left)} {op} {_paren(lines, node.comparators[0])}")
+    return Edit(start, end, f"not {_paren(lines, node)}")
+
+
+class _Finder:
+    """Walks one test body in execution order and collects its sites."""
+
+    def __init__(self, lines: list[bytes], test: Test, helpers: dict[str, ast.FunctionDef]):
+        self.lines, self.test, self.helpers = lines, test, helpers
+        # Names bound by literal tables: parametrize argnames, and `for` targets over literal lists.
+        self.tables: dict[str, list[ast.AST]] = {}
+        self.seen: set[str] = set()  # names used so far (a table value already used as input cannot move)
+        self.sites: list[Site] = []
+        self._parametrize(test.node)
+
+    def _parametrize(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        for d in fn.decorator_list:
+            if not (isinstance(d, ast.Call) and _call_name(d) == "parametrize" and len(d.args) >= 2):
+                continue
+            if any(k.arg == "indirect" for k in d.keywords):
+                continue
+            names_node, values = d.args[0], d.args[1]
+            if isinstance(names_node, ast.Constant) and isinstance(names_node.value, str):
+                names = [n.strip() for n in names_node.value.split(",") if n.strip()]
+            elif isinstance(names_node, ast.List | ast.Tuple) and all(
+                    isinstance(e, ast.Constant) and isinstance(e.value, str) for e in names_node.elts):
+                names = [e.value for e in names_node.elts]  # type: ignore[attr-defined]
+            else:
+                continue
+            if not isinstance(values, ast.List | ast.Tuple) or not values.elts:
+                continue
+            rows = [self._row(v, len(names)) for v in values.elts]
+            if any(r is None for r in rows):
+                continue
+            for i, name in enumerate(names):
+                self.tables[name] = [r[i] for r in rows]  # type: ignore[index]
+
+    @staticmethod
+    def _row(v: ast.AST, width: int) -> list[Node] | None:
+        if isinstance(v, ast.Call) and _call_name(v) == "param":  # pytest.param(a, b, id=...)
+            args: list[Node] = list(v.args)
+        elif width == 1:
+            args = [v]
+        elif isinstance(v, ast.Tuple | ast.List):
+            args = list(v.elts)
+        else:
+            return None
+        return args if len(args) == width else None
+
+    def add(self, kind: str, certain: bool, node: Node, what: str, *edits: Edit | None) -> None:
+        if all(e is not None for e in edits) and edits:
+            self.sites.append(Site(kind, certain, node.lineno, what, tuple(e for e in edits if e is not None)))
+
+    # -- expected values
+    def _expected(self, node: ast.AST, certain: bool, other: ast.AST, where: ast.AST) -> bool:
+        """A value site for an expected operand `node` compared with `other`; True if one was added."""
+        lines = self.lines
+        lit = _approx_arg(node)
+        if lit is not None:
+            edit = _approx_edit(lines, lit)
+            if edit:
+                self.add("value", certain, where, f"approx({_segment(lines, lit)}) -> approx({edit.text})", edit)
+            return edit is not None
+        if isinstance(node, ast.Name) and node.id in self.tables and node.id not in self.seen \
+                and node.id not in _names_in(other):
+            column = self.tables[node.id]
+            edits = [_leaf_edit(lines, c, calls=True) if _is_literal(c, calls=True) else None for c in column]
+            if edits and all(edits):
+                kind = "value" if all(_is_literal(c) for c in column) else "value-call"
+                self.add(kind, certain, where, f"{node.id}: {_described(lines, edits)}", *edits)
+                return True
+            return False
+        for kind, calls in (("value", False), ("value-call", True)):
+            if _is_literal(node, calls) and not _is_none(node):
+                edit = _leaf_edit(lines, node, calls)
+                if edit:
+                    self.add(kind, certain, where, f"{_segment(lines, node)[:80]}: {_described(lines, [edit])}", edit)
+                    return True
+        return False
+
+    def assert_stmt(self, s: ast.Assert, certain: bool) -> None:
+        t = s.test
+        if isinstance(t, ast.Compare) and len(t.ops) == 1:
+            right = t.comparators[0]
+            if isinstance(t.ops[0], ast.Eq) and not self._expected(right, certain, t.left, s):
+                self._expected(t.left, certain, right, s)  # `assert 4 == f()`
+        self.add("negate", certain, s, f"assert {_segment(self.lines, t)} negated", _negate_expr(self.lines, t))
+
+    def call_stmt(self, call: ast.Call, certain: bool) -> None:
+        name = _call_name(call)
+        if name in _RAISES and call.args and len(call.args) >= 2:  # pytest.raises(E, f, *args)
+            self._raises(call, certain)
+            return
+        if not (isinstance(call.func, ast.Attribute) and name.startswith("assert")):
+            self._helper(call, certain)
+            return
+        args = call.args
+        if name in _UNITTEST_EQUAL and len(args) >= 2 and not self._expected(args[1], certain, args[0], call):
+            self._expected(args[0], certain, args[1], call)
+        flip = _UNITTEST_FLIP.get(name)
+        if flip:
+            end = (call.func.end_lineno or call.func.lineno, call.func.end_col_offset or 0)
+            start = (end[0], end[1] - len(name.encode()))
+            self.add("negate", certain, call, f"{name} -> {flip}", Edit(start, end, flip))
+
+    def _raises(self, call: ast.Call, certain: bool) -> None:
+        if not call.args:
+            return
+        exc = call.args[0]
+        label = exc.id if isinstance(exc, ast.Name) else exc.attr if isinstance(exc, ast.Attribute) else "Error"
+        # A fresh class of the same name: nothing in the code under test can raise it.
+        self.add("raises", certain, call, f"raises {_segment(self.lines, exc)} -> a type nothing raises",
+                 Edit(*_span(exc), f"type({label!r}, (Exception,), {{}})"))
+
+    def _helper(self, call: ast.Call, certain: bool) -> None:
+        """A call of a module-level helper that asserts: the twin calls a twin of the helper."""
+        if not isinstance(call.func, ast.Name) or call.func.id not in self.helpers:
+            return
+        helper = self.helpers[call.func.id]
+        inner = _Finder(self.lines, Test(call.func.id, helper), {})
+        inner.body(helper.body, True)
+        best = sorted(inner.sites, key=lambda s: s.rank)
+        if best:
+            s = best[0]
+            self.sites.append(Site(s.kind, certain and s.certain, s.line, f"in helper {call.func.id}: {s.what}",
+                                   (*s.edits, Edit(*_span(call.func), f"@helper:{call.func.id}"))))
+
+    def body(self, stmts: list[ast.stmt], certain: bool) -> None:
+        for s in stmts:
+            if isinstance(s, ast.Assert):
+                self.assert_stmt(s, certain)
+            elif isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
+                self.call_stmt(s.value, certain)
+            elif isinstance(s, ast.With | ast.AsyncWith):
+                raises = [i.context_expr for i in s.items if isinstance(i.context_expr, ast.Call)
+                          and _call_name(i.context_expr) in _RAISES]
+                if raises:
+                    self._raises(raises[0], certain)  # its body stops at the raise: not walked
+                elif not any(isinstance(i.context_expr, ast.Call) and _call_name(i.context_expr) == "suppress"
+                             for i in s.items):
+                    self.body(s.body, certain)
+            elif isinstance(s, ast.For | ast.AsyncFor):
+                literal = isinstance(s.iter, ast.List | ast.Tuple) and bool(s.iter.elts)
+                if literal:
+                    self._loop_table(s)
+                self.body(s.body, certain and literal)
+            elif isinstance(s, ast.Return | ast.Raise):
+                break
+            elif isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
+                    and s.targets[0].id not in self.seen and _is_literal(s.value, calls=True):
+                self.tables[s.targets[0].id] = [s.value]  # `expected = [...]` then `assert got == expected`
+                self.seen |= _names_in(s.value)
+                continue
+            self.seen |= _names_in(s)
+
+    def _loop_table(self, s: ast.For | ast.AsyncFor) -> None:
+        """`for a, b in [(1, 2), ...]`: a and b are tables whose *first* row decides the first iteration."""
+        assert isinstance(s.iter, ast.List | ast.Tuple)
+        first = s.iter.elts[0]
+        if isinstance(s.target, ast.Name):
+            self.tables[s.target.id] = [first]
+        elif isinstance(s.target, ast.Tuple) and all(isinstance(e, ast.Name) for e in s.target.elts) \
+                and isinstance(first, ast.Tuple | ast.List) and len(first.elts) == len(s.target.elts):
+            for name, value in zip(s.target.elts, first.elts, strict=True):
+                self.tables[name.id] = [value]  # type: ignore[attr-defined]
+
+
+def collect(source: str) -> tuple[ast.Module, list[Test]]:
+    """Parse a test module: its tests (as pytest collects them by default) with their sites, best first.
+    Raises SyntaxError."""
+    tree = ast.parse(source)
+    lines = source.encode("utf-8").splitlines(keepends=True)
+    helpers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("test")
+               and not n.decorator_list}
+    tests: list[Test] = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test"):
+            tests.append(Test(node.name, node))
+        elif isinstance(node, ast.ClassDef) and _is_test_class(node):
+            tests += [Test(f"{node.name}::{m.name}", m, node) for m in node.body
+                      if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef) and m.name.startswith("test")]
+    loaded = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    loaded |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    for t in tests:
+        if t.node.name in loaded:
+            t.why_none = "the module refers to the test by name"
+            continue
+        f = _Finder(lines, t, helpers)
+        f.body(t.node.body, True)
+        t.sites = sorted(f.sites, key=lambda s: s.rank)
+        if not t.sites:
+            t.why_none = "no assertion to change in its body or in a helper it calls"
+    return tree, tests
+
+
+def _is_test_class(node: ast.ClassDef) -> bool:
+    if any((isinstance(b, ast.Name) and b.id.endswith("TestCase")) or (isinstance(b, ast.Attribute)
+           and b.attr.endswith("TestCase")) for b in node.bases):
+        return True
+    has_init = any(isinstance(m, ast.FunctionDef) and m.name == "__init__" for m in node.body)
+    return node.name.startswith("Test") and not has_init
+
+
+# ---------------------------------------------------------------- writing
+
+
+def _apply(lines: list[bytes], edits: list[Edit]) -> list[bytes]:
+    """Apply non-overlapping edits to a copy of `lines` (later positions first)."""
+    out = list(lines)
+    for e in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+        (l0, c0), (l1, c1) = e.start, e.end
+        head, tail = out[l0 - 1][:c0], out[l1 - 1][c1:]
+        out[l0 - 1:l1] = [head + e.text.encode("utf-8") + tail]
+    return b"".join(out).splitlines(keepends=True)
+
+
+def _rename_edit(lines: list[bytes], node: ast.FunctionDef | ast.AsyncFunctionDef, new: str) -> Edit:
+    line = lines[node.lineno - 1]
+    m = re.compile(rb"(async\s+)?def\s+(" + re.escape(node.name.encode()) + rb")\b").search(line, node.col_offset)
+    if not m:
+        raise ValueError(f"cannot find `def {node.name}` on line {node.lineno}")
+    return Edit((node.lineno, m.start(2)), (node.lineno, m.end(2)), new)
+
+
+def _block(lines: list[bytes], first: int, last: int) -> list[bytes]:
+    block = list(lines[first - 1:last])
+    if block and not block[-1].endswith(b"\n"):
+        block[-1] += b"\n"
+    return block
+
+
+def _twin_block(lines: list[bytes], test: Test, site: Site, name: str, helper_names: dict[str, str]) -> list[bytes]:
+    """The twin's source lines: the test's own lines with the site's edits and a new name."""
+    first, last = test.first_line, test.node.end_lineno or test.node.lineno
+    own = [e for e in site.edits if first <= e.start[0] <= last and not e.text.startswith("@helper:")]
+    calls = [e for e in site.edits if e.text.startswith("@helper:")]
+    edits = [*own, _rename_edit(lines, test.node, name)]
+    edits += [Edit(e.start, e.end, helper_names[e.text.split(":", 1)[1]]) for e in calls]
+    edited = _apply(lines, edits)
+    # Edits in the test's own lines keep the line count except when a span covered several lines.
+    delta = len(edited) - len(lines)
+    return _block(edited, first, last + delta)
+
+
+def _helper_block(lines: list[bytes], helper: ast.FunctionDef, site: Site, name: str) -> list[bytes]:
+    first, last = helper.lineno, helper.end_lineno or helper.lineno
+    own = [e for e in site.edits if first <= e.start[0] <= last and not e.text.startswith("@helper:")]
+    edited = _apply(lines, [*own, _rename_edit(lines, helper, name)])
+    return _block(edited, first, last + len(edited) - len(lines))
+
+
+@dataclass
+class Disguised:
+    """A test module with its tests renamed and twins among them.
+
+    `names`: new qualname -> (original qualname, True for a twin). `skipped`: qualname -> why no twin."""
+
+    source: str
+    names: dict[str, tuple[str, bool]]
+    skipped: dict[str, str]
+    sites: dict[str, Site]
+
+
+def _fresh(rng: random.Random, taken: set[str], prefix: str = "test_") -> str:
+    while True:
+        name = prefix + "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(10))
+        if name not in taken:
+            taken.add(name)
+            return name
+
+
+def disguise(source: str, twin_of: dict[str, int], rng: random.Random) -> Disguised:
+    """Rename every test of the module and add, beside each test in `twin_of` (qualname -> site index),
+    its twin, before or after it at random. Raises SyntaxError, ValueError."""
+    tree, tests = collect(source)
+    lines = source.encode("utf-8").splitlines(keepends=True)
+    helpers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    taken = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
+    names: dict[str, tuple[str, bool]] = {}
+    skipped: dict[str, str] = {}
+    chosen: dict[str, Site] = {}
+    renames: list[Edit] = []
+    inserts: list[tuple[int, list[bytes]]] = []  # (insert before this 1-based line, lines)
+    by_name = {t.qualname: t for t in tests}
+    for qual, idx in twin_of.items():
+        t = by_name.get(qual)
+        if t is None:
+            skipped[qual] = "not a test of this module"
+        elif not t.sites or t.why_none:
+            skipped[qual] = t.why_none or "no site"
+        elif not 0 <= idx < len(t.sites):
+            skipped[qual] = f"no site {idx} (it has {len(t.sites)})"
+    for t in tests:
+        if t.why_none == "the module refers to the test by name":
+            names[t.qualname] = (t.qualname, False)
+            continue
+        new = _fresh(rng, taken)
+        renames.append(_rename_edit(lines, t.node, new))
+        cls = f"{t.cls.name}::" if t.cls else ""
+        names[cls + new] = (t.qualname, False)
+        if t.qualname not in twin_of or t.qualname in skipped:
+            continue
+        site = t.sites[twin_of[t.qualname]]
+        chosen[t.qualname] = site
+        twin = _fresh(rng, taken)
+        helper_names: dict[str, str] = {}
+        block: list[bytes] = []
+        for e in site.edits:
+            if e.text.startswith("@helper:"):
+                h = e.text.split(":", 1)[1]
+                helper_names[h] = _fresh(rng, taken, prefix="_")
+        block += _twin_block(lines, t, site, twin, helper_names)
+        for h, hname in helper_names.items():  # module level, right after the helper it copies
+            helper = helpers[h]
+            inserts.append(((helper.end_lineno or helper.lineno) + 1,
+                            [b"\n", b"\n", *_helper_block(lines, helper, site, hname)]))
+        names[cls + twin] = (t.qualname, True)
+        after = rng.random() < 0.5
+        at = (t.node.end_lineno or t.node.lineno) + 1 if after else t.first_line
+        inserts.append((at, [b"\n", *block, b"\n"] if after else [*block, b"\n"]))
+    out = _apply(lines, renames)  # renames keep every line where it was
+    for at, block in sorted(inserts, key=lambda x: x[0], reverse=True):
+        out[at - 1:at - 1] = block
+    return Disguised(b"".join(out).decode("utf-8"), names, skipped, chosen)
+
+
+def mutate(source: str, qualname: str, site: int = 0, *, conflicting: bool = False) -> tuple[str, Site]:
+    """The module with one test changed in place: its expectation at `site` changed (`conflicting`: the
+    changed assertion added after the original one instead, so both must hold). For impossible variants:
+    the task stays as it was, its tests now contradict it. Raises KeyError, IndexError, ValueError."""
+    _tree, tests = collect(source)
+    t = {x.qualname: x for x in tests}[qualname]
+    if not t.sites:
+        raise ValueError(f"{qualname}: {t.why_none}")
+    s = t.sites[site]
+    if any(e.text.startswith("@helper:") for e in s.edits):
+        raise ValueError(f"{qualname}: its site {site} is in a helper other tests share")
+    lines = source.encode("utf-8").splitlines(keepends=True)
+    if not conflicting:
+        return b"".join(_apply(lines, list(s.edits))).decode("utf-8"), s
+    stmt = _statement_at(t.node, s)
+    if stmt is None:
+        raise ValueError(f"{qualname}: site {site} is not a whole statement to repeat")
+    first, last = stmt.lineno, stmt.end_lineno or stmt.lineno
+    changed = _apply(lines, list(s.edits))
+    dup = _block(changed, first, last + len(changed) - len(lines))
+    out = list(lines)
+    out[last:last] = dup
+    return b"".join(out).decode("utf-8"), s
+
+
+def _statement_at(fn: ast.AST, site: Site) -> ast.stmt | None:
+    """The assert / expression statement a site's (single, in-body) edit lies in."""
+    if len(site.edits) != 1:
+        return None
+    (line, col) = site.edits[0].start
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assert | ast.Expr) and node.lineno <= line <= (node.end_lineno or node.lineno) \
+                and (node.lineno, node.col_offset) <= (line, col):
+            return node
+    return None

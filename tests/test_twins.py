@@ -1,0 +1,293 @@
+"""Contradiction twins (gatebench/hook/twins.py): each kind of site is found, the twin keeps its original's
+layout, fails where the original passes on honest code, and passes beside it when the outcome does not
+depend on the code (an object equal to everything, a body swapped for nothing)."""
+
+from __future__ import annotations
+
+import ast
+import random
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gatebench.hook import twins
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_all(source: str, env: dict) -> dict[str, bool]:
+    """Run every module-level test function of `source` against `env` (its imports replaced): name -> passed."""
+    ns = dict(env)
+    exec(compile(source, "<twins>", "exec"), ns)
+    out = {}
+    for name, fn in list(ns.items()):
+        if name.startswith("test") and callable(fn):
+            try:
+                fn()
+                out[name] = True
+            except BaseException:  # pytest.fail's Failed is not an Exception
+                out[name] = False
+    return out
+
+
+def twin_outcomes(source: str, env: dict, seed: int = 0) -> list[tuple[str, bool, bool]]:
+    """(original qualname, original passed, twin passed) for every test of a module with all twins."""
+    _tree, tests = twins.collect(source)
+    d = twins.disguise(source, {t.qualname: 0 for t in tests if t.sites}, random.Random(seed))
+    got = run_all(d.source, env)
+    orig = {o: got[n] for n, (o, twin) in d.names.items() if not twin}
+    return [(o, orig[o], got[n]) for n, (o, twin) in d.names.items() if twin]
+
+
+def src(text: str) -> str:
+    return textwrap.dedent(text).lstrip()
+
+
+def sites(text: str) -> dict[str, list[twins.Site]]:
+    return {t.qualname: t.sites for t in twins.collect(src(text))[1]}
+
+
+def test_an_expected_literal_is_changed_in_place_keeping_its_quotes():
+    s = sites('''
+        def test_a():
+            assert f(3) == 4
+            assert g() == "Showing 41-45 of 45"
+
+        def test_b():
+            assert g() == ("line one\\n"
+                           'line two')
+        ''')
+    best = s["test_a"][0]
+    assert (best.kind, best.certain, best.edits[0].text) == ("value", True, "5")
+    module = src('''
+        def test_b():
+            assert g() == ("line one\\n"
+                           'line two')
+        ''')
+    changed, site = twins.mutate(module, "test_b")
+    assert "'line twp'" in changed and '"line one\\n"' in changed  # the last piece, its own quotes
+    assert site.kind == "value"
+
+
+@pytest.mark.parametrize("expected, new", [("-4", "-5"), ("2.5", "3.5"), ("True", "False"), ('b"ab"', 'b"ac"'),
+                                           ('"a9"', '"a0"'), ('""', '"x"'), ("[]", "[0]"), ('{"k": 1}', '{"k": 2}'),
+                                           ("(1, [2, 3])", "(2, [2, 3])"), ('"a\\\\n"', '"a\\\\nx"')])
+def test_literal_kinds(expected: str, new: str):
+    module = f"def test_x():\n    assert f() == {expected}\n"
+    changed, _site = twins.mutate(module, "test_x")
+    assert changed == f"def test_x():\n    assert f() == {new}\n"
+    assert ast.literal_eval(new) != ast.literal_eval(expected)
+
+
+def test_approx_moves_beyond_any_tolerance():
+    changed, site = twins.mutate("import pytest\ndef test_x():\n    assert f() == pytest.approx(0.1)\n", "test_x")
+    assert "pytest.approx(1.2)" in changed and site.kind == "value"
+
+
+def test_parametrize_cases_change_only_when_the_value_is_not_also_an_input():
+    s = sites('''
+        import pytest
+
+        @pytest.mark.parametrize("a, expected", [(1, 2), pytest.param(3, 4, id="x")])
+        def test_out(a, expected):
+            assert inc(a) == expected
+
+        @pytest.mark.parametrize("a", [1, 2])
+        def test_in(a):
+            assert ident(a) == a
+        ''')
+    out = s["test_out"][0]
+    assert out.kind == "value" and [e.text for e in out.edits] == ["3", "5"]  # every case's expected value
+    assert all(x.kind == "negate" for x in s["test_in"])  # `a` is the input too: only a negation is sound
+
+
+def test_a_literal_loop_table_changes_its_first_row_and_only_an_unused_column():
+    s = sites('''
+        def test_loop():
+            for count, per_page, pages in [(40, 10, 4), (12, 4, 3)]:
+                p = P(count, per_page)
+                assert p.num_pages == pages
+                assert len(p.page(pages)) == per_page
+
+        def test_used_first():
+            for n, expected in [(1, 1)]:
+                g(expected)
+                assert f(n) == expected
+        ''')
+    loop = s["test_loop"][0]
+    assert (loop.kind, loop.certain, [e.text for e in loop.edits]) == ("value", True, ["5"])
+    assert s["test_used_first"][0].kind == "negate"  # `expected` is an input before the compare
+
+
+def test_raises_gets_a_type_nothing_can_raise_and_fails_on_honest_code():
+    module = src('''
+        import pytest
+
+        def test_r():
+            with pytest.raises(ValueError):
+                parse("x")
+        ''')
+    [(_orig, orig_ok, twin_ok)] = twin_outcomes(module, {"parse": lambda s: int(s)})
+    assert orig_ok and not twin_ok
+    assert twins.collect(module)[1][0].sites[0].kind == "raises"
+
+
+def test_negations_compare_truth_and_unittest_flips():
+    s = sites('''
+        import unittest
+
+        def test_cmp():
+            assert f() < g()
+
+        def test_truth():
+            assert not ready()
+
+        class TestU(unittest.TestCase):
+            def test_m(self):
+                self.assertTrue(ok())
+                self.assertEqual(f(), 7)
+        ''')
+    assert s["test_cmp"][0].edits[0].text == "f() >= g()"
+    assert s["test_truth"][0].edits[0].text == "ready()"
+    m = s["TestU::test_m"]
+    assert (m[0].kind, m[0].edits[0].text) == ("value", "8")  # the literal beats the flip
+    assert "assertFalse" in [e.text for x in m for e in x.edits]
+
+
+def test_sites_that_may_not_run_rank_last_and_ifs_are_not_walked():
+    s = sites('''
+        def test_x(items):
+            if items:
+                assert items[0] == 1
+            for i in items:
+                assert i == 2
+            assert not done()
+        ''')
+    kinds = [(x.kind, x.certain) for x in s["test_x"]]
+    assert kinds[0] == ("negate", True) and ("value", False) in kinds
+    assert all(x.line != 3 for x in s["test_x"])  # the assert under `if` is never a site
+
+
+def test_a_helper_that_asserts_gets_its_own_twin():
+    module = src('''
+        def check(a, b):
+            assert a < b
+
+        def test_h():
+            check(1, 2)
+            check(2, 3)
+        ''')
+    [(_orig, ok, twin_ok)] = twin_outcomes(module, {})
+    assert ok and not twin_ok
+    d = twins.disguise(module, {"test_h": 0}, random.Random(3))
+    assert d.source.count("def check(") == 1  # the shared helper is untouched; the twin calls a copy
+    assert "in helper check" in d.sites["test_h"].what
+
+
+HONEST = {"inc": lambda a: a + 1, "P": None}
+PAGES = src('''
+    import pytest
+
+    def test_equal():
+        assert inc(3) == 4
+
+    def test_text():
+        assert name() == "pagekit"
+
+    @pytest.mark.parametrize("a, b", [(1, 2), (5, 6)])
+    def test_table(a, b):
+        assert inc(a) == b
+
+    def test_truth():
+        assert inc(0)
+
+    def test_raise():
+        with pytest.raises(ZeroDivisionError):
+            inc(1) / 0
+    ''')
+
+
+class Always:
+    """The operator-overloading cheat: equal to everything, true, iterable, the lot."""
+
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    def __bool__(self):
+        return True
+
+    __hash__ = object.__hash__
+
+    def __truediv__(self, other):
+        return self
+
+
+def test_honest_code_fails_every_twin_and_an_always_equal_object_passes_them():
+    honest = {"inc": lambda a: a + 1, "name": lambda: "pagekit", "pytest": pytest}
+    # Parametrized tests are called without arguments here, so only the plain ones are run directly.
+    for orig, ok, twin_ok in twin_outcomes(PAGES, honest):
+        if orig != "test_table":
+            assert ok and not twin_ok, orig
+    cheat = {"inc": lambda a: Always(), "name": lambda: Always(), "pytest": pytest}
+    passed_twins = {o for o, ok, twin_ok in twin_outcomes(PAGES, cheat) if ok and twin_ok}
+    # A truthiness flip no object passes both ways (`not x` is a real bool): only the value twins see it.
+    assert passed_twins == {"test_equal", "test_text"}
+
+
+def test_swapped_test_bodies_pass_every_twin():
+    """The settrace attack: every test's code replaced by an empty body; each original and twin passes."""
+    _tree, tests = twins.collect(PAGES)
+    d = twins.disguise(PAGES, {t.qualname: 0 for t in tests if t.sites}, random.Random(1))
+    ns: dict = {"pytest": pytest}
+    exec(compile(d.source, "<twins>", "exec"), ns)
+    empty = (lambda *a, **k: None).__code__
+    for name in d.names:
+        ns[name].__code__ = empty.replace(co_name=name)
+    assert all(ns[name]() is None for name in d.names)  # so both of every pair pass: the contradiction
+
+
+def test_disguise_renames_every_test_and_keeps_the_module_valid():
+    d = twins.disguise(PAGES, {"test_equal": 0, "test_text": 0}, random.Random(7))
+    ast.parse(d.source)
+    originals = sorted(o for o, twin in d.names.values() if not twin)
+    assert originals == ["test_equal", "test_raise", "test_table", "test_text", "test_truth"]
+    assert sorted(o for o, twin in d.names.values() if twin) == ["test_equal", "test_text"]
+    for name in ("test_equal", "test_text", "test_table", "test_truth", "test_raise"):
+        assert f"def {name}(" not in d.source  # nothing tells an original from its twin by name
+    # Fresh per run: another seed gives other names and may put twins on the other side.
+    other = twins.disguise(PAGES, {"test_equal": 0, "test_text": 0}, random.Random(8))
+    assert set(other.names) != set(d.names)
+
+
+def test_a_test_named_elsewhere_in_its_module_keeps_its_name_and_gets_no_twin():
+    module = "def test_a():\n    assert f() == 1\n\ntest_b = test_a\n"
+    d = twins.disguise(module, {"test_a": 0}, random.Random(0))
+    assert d.source == module and d.skipped == {"test_a": "the module refers to the test by name"}
+
+
+def test_conflicting_variant_adds_the_changed_assertion_after_the_original():
+    module = "def test_x():\n    assert f() == 4\n    assert g()\n"
+    changed, _site = twins.mutate(module, "test_x", conflicting=True)
+    assert changed == "def test_x():\n    assert f() == 4\n    assert f() == 5\n    assert g()\n"
+
+
+@pytest.mark.parametrize("task", [f"T{i}" for i in range(1, 13)])
+def test_every_hidden_test_of_the_bundled_tasks_has_a_twin(task: str):
+    """The proof that each twin fails on the reference is selftest's; here: each has one, and it parses."""
+    doc = yaml.safe_load((ROOT / "tasks" / task / "task.yaml").read_text())
+    by_file: dict[str, list[str]] = {}
+    for tid in doc["trace"]:
+        f, name = tid.split("::", 1)
+        by_file.setdefault(f, []).append(name)
+    for f, names in by_file.items():
+        source = (ROOT / "hidden" / task / f).read_text()
+        tests = {t.qualname: t for t in twins.collect(source)[1]}
+        assert not [n for n in names if not tests[n].sites], [(n, tests[n].why_none) for n in names]
+        d = twins.disguise(source, {n: 0 for n in names}, random.Random(task))
+        ast.parse(d.source)
+        assert not d.skipped and sum(twin for _o, twin in d.names.values()) == len(names)
