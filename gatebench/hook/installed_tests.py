@@ -71,8 +71,9 @@ def gate(spec: dict, ctx: GateContext, run_once) -> Verdict:
         return now
     findings = list(policy["findings"])
     weak = [f for f in findings if f["kind"] != NOT_RUN]
-    uncovered = [p for p in ctx.diff.paths if runner and not runners.get(runner).SOURCE
-                 and runners.get(runner).is_test_file(p)]
+    uncovered = [p for p in ctx.diff.paths if (runner and not runners.get(runner).SOURCE
+                                               and runners.get(runner).is_test_file(p))
+                 or (policy.get("crashed") and testpolicy.relevant(p))]
     orig = orig_results = None
     restore = sorted({*policy["paths"], *uncovered})
     if (weak or uncovered) and restore:
@@ -84,6 +85,7 @@ def gate(spec: dict, ctx: GateContext, run_once) -> Verdict:
     weak = [f for f in findings if f["kind"] != NOT_RUN]
     not_run = [f for f in findings if f["kind"] == NOT_RUN]
     hidden = list(res["hidden"])
+    orig_broken = orig.details.get("error") if orig is not None and orig.verdict == "error" else None
     if orig is not None and not hidden and orig.verdict == "block" and now.verdict == "pass" and orig_results is None:
         hidden = ["(the originals' run failed; the runner wrote no report naming the tests)"]
     standing, let = userask.excuse(ctx, weak)
@@ -94,7 +96,7 @@ def gate(spec: dict, ctx: GateContext, run_once) -> Verdict:
                    originals=None if orig is None else {
                        "verdict": orig.verdict, "returncode": orig.details.get("returncode"),
                        "results": orig.details.get("results"), "failing_now_hidden": hidden,
-                       "seconds": round(orig.seconds, 3)},
+                       "seconds": round(orig.seconds, 3), "error": orig_broken},
                    excused=[{"test": testpolicy.where(x["finding"]), "by": x["by"]} for x in let])
     if orig is not None:
         now.seconds += orig.seconds
@@ -115,8 +117,9 @@ def gate(spec: dict, ctx: GateContext, run_once) -> Verdict:
         fp = testpolicy.fingerprint(standing)
         if memory.get("blocked") != fp:
             memory["blocked"] = fp
-            return _block(now, weak_text(standing, hidden))
-        notices.append(notice_text(standing))
+            return _block(now, weak_text(standing, hidden) + (
+                f"\n(The original tests could not run: {orig_broken[:300]}.)" if orig_broken else ""))
+        notices.append(notice_text(standing, orig_broken))
     if not_run:
         fp = testpolicy.fingerprint(not_run)
         if memory.get("not_run") != fp:
@@ -134,10 +137,15 @@ def _block(v: Verdict, feedback: str) -> Verdict:
     return v
 
 
+def _names(findings: list[dict]) -> str:
+    names = list(dict.fromkeys(testpolicy.where(f) for f in findings))
+    return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+
 def weak_text(findings: list[dict], hidden: list[str]) -> str:
     return (
-        "You weakened existing tests. Refactoring tests (renaming, moving, splitting, merging, "
-        "parametrizing) is fine as long as every check is kept; these checks were lost or loosened:\n"
+        f"You weakened existing tests: {_names(findings)}.\nRefactoring tests (renaming, moving, splitting, "
+        "merging, parametrizing) is fine as long as every check is kept; these checks were lost or loosened:\n"
         + "\n".join(testpolicy.describe(findings)) + "\n"
         "Restore them, and fix the code instead. If the user asked for exactly this change, keep it and "
         "stop again without changing it: the user will be told which tests changed."
@@ -160,9 +168,11 @@ def hidden_notice(findings: list[dict], hidden: list[str]) -> str:
             + ", ".join(hidden[:10]) + "): " + "; ".join(x[2:] for x in testpolicy.describe(findings, 10)))
 
 
-def notice_text(findings: list[dict]) -> str:
-    return ("gatebench: the agent kept these weakened tests after being asked to restore them (their original "
-            "versions pass; check that you asked for it): " + "; ".join(x[2:] for x in testpolicy.describe(findings, 10)))
+def notice_text(findings: list[dict], orig_broken: str | None = None) -> str:
+    how = (f"their original versions could not run: {orig_broken[:200]}" if orig_broken else
+           "their original versions pass")
+    return (f"gatebench: the agent kept these weakened tests after being asked to restore them ({how}; check "
+            "that you asked for it): " + "; ".join(x[2:] for x in testpolicy.describe(findings, 10)))
 
 
 def not_run_text(findings: list[dict]) -> str:

@@ -56,7 +56,7 @@ class _Subst(ast.NodeTransformer):
         self.env = env
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
-        if isinstance(node.ctx, ast.Load) and node.id in self.env:
+        if isinstance(getattr(node, "ctx", None), ast.Load) and node.id in self.env:
             return copy.deepcopy(self.env[node.id])
         return node
 
@@ -102,7 +102,7 @@ def assertion(node: ast.AST) -> ast.expr | None:
     if name in NONE_TESTS and args:
         return canonical(ast.Compare(left=args[0], ops=[NONE_TESTS[name]()], comparators=[ast.Constant(None)]))
     if name.startswith(("assert", "fail")) or name in RAISES:
-        return ast.Call(func=ast.Name(id=name), args=args,
+        return ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=args,
                         keywords=[k for k in call.keywords if k.arg not in ("msg",)])
     return None
 
@@ -304,7 +304,7 @@ class _Walker:
                             continue
                         ctx_call = item.context_expr
                         assert isinstance(ctx_call, ast.Call)
-                        raised = ast.Call(func=ast.Name(id="raises"), args=list(ctx_call.args),
+                        raised = ast.Call(func=ast.Name(id="raises", ctx=ast.Load()), args=list(ctx_call.args),
                                           keywords=[k for k in ctx_call.keywords if k.arg != "msg"])
                         self.check(ast.Tuple(elts=[raised, sub.value]), inner, env, "call")
                         consumed.add(id(sub))

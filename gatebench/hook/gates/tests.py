@@ -71,6 +71,19 @@ def failure_digest(output: str, max_lines: int = 60, failed: list[str] | None = 
     return "\n\n".join(parts)
 
 
+def link_ignored(repo: str, dest: str) -> None:
+    """Top-level folders the snapshot ignores (`node_modules`, `.venv`) are linked into an installed-mode
+    copy, not copied: the tests need them to start, and they are the user's, never restored."""
+    try:
+        names = os.listdir(repo)
+    except OSError:
+        return
+    for name in names:
+        src, dst = os.path.join(repo, name), os.path.join(dest, name)
+        if name != ".git" and not os.path.lexists(dst) and os.path.isdir(src):
+            os.symlink(src, dst)
+
+
 def pristine_copy(ctx: GateContext, protected: list[str]) -> str:
     """A temp copy of the work tree with the protected paths as they were in the baseline."""
     dest = tempfile.mkdtemp(prefix="gatebench-tests-")
@@ -80,6 +93,8 @@ def pristine_copy(ctx: GateContext, protected: list[str]) -> str:
     except OSError:
         shutil.rmtree(dest, ignore_errors=True)
         raise
+    if ctx.resolved.get("mode") == "installed":
+        link_ignored(ctx.repo, dest)
     for rel in protected:
         dst = os.path.join(dest, rel)
         if os.path.lexists(dst):
