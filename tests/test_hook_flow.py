@@ -68,7 +68,7 @@ def test_tampered_test_still_blocked_and_flagged(installed):
     assert ev["diff"]["protected_touched"] == ["tests/test_calc.py"]
     assert out["decision"] == "block"
     assert "assert -1 == 5" in out["reason"]  # the pristine test ran, not the weakened one
-    assert "original versions of: tests/test_calc.py" in out["reason"]
+    assert "original versions of these tests fail on your code: tests/test_calc.py::test_add" in out["reason"]
     # the work copy keeps the agent's edit: pristine tests ran in a temporary copy
     assert "assert True" in (repo / "tests" / "test_calc.py").read_text()
 
@@ -83,7 +83,8 @@ def test_diff_gate_flags_protected_path(installed):
     assert out["decision"] == "block"
     # installed mode: the hook settings are protected as files; tests fall under the test policy
     assert "files this repository's gate protects: .claude/settings.local.json" in out["reason"]
-    assert "- tests/test_calc.py: test file deleted: its tests: test_add" in out["reason"]
+    # the deleted test file is found; the tests gate (short-circuited here) decides on it
+    assert [f["kind"] for f in ev["gates"][0]["details"]["test_policy"]["findings"]] == ["file_removed"]
     assert "the task" not in out["reason"]
     assert ev["diff"]["deleted"] == ["tests/test_calc.py"]
 

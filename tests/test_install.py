@@ -59,7 +59,7 @@ def test_install_on_empty_repo_then_uninstall_leaves_empty(calc_repo, user_state
     assert state.parent == user_state_home / "gatebench" and state.name.startswith("repo-")
     assert (state / "config.json").is_file() and (state / "baseline" / "manifest.json").is_file()
     gatebench_cli("uninstall", str(calc_repo))
-    assert read(local) == {}
+    assert not local.exists() and not local.parent.exists()  # install made it: nothing left holding {}
 
 
 def test_state_dir_is_per_repo_and_per_real_path(tmp_path):
@@ -162,4 +162,41 @@ def test_uninstall_cleans_an_older_shared_install(calc_repo):
     r = gatebench_cli("install", str(calc_repo), "--config", "tests")
     assert "still holds gatebench entries" in r.stderr
     gatebench_cli("uninstall", str(calc_repo))
-    assert read(shared) == {} and read(calc_repo / ".claude" / "settings.local.json") == {}
+    assert read(shared) == {} and not (calc_repo / ".claude" / "settings.local.json").exists()
+
+
+def test_a_misspelt_test_command_is_refused_and_nothing_is_written(calc_repo):
+    r = gatebench_cli("install", str(calc_repo), "--config", "tests", "--test-command", "pytset -q", check=False)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert 'test command "pytset -q": command not found (exit 127)' in r.stderr, r.stderr
+    assert not (calc_repo / ".claude").exists() and not state_of(calc_repo).exists()
+    # collecting no tests is refused too; the working command beside them installs and says what it ran
+    r = gatebench_cli("install", str(calc_repo), "--config", "tests", "--test-command",
+                      "{python} -m pytest -q -k no_such_test", check=False)
+    assert r.returncode == 2 and "no tests were collected (exit 5)" in r.stderr, r.stderr
+    r = gatebench_cli("install", str(calc_repo), "--config", "tests")
+    assert "1 failed (pytest report)" in r.stdout and "results: pytest results compared" in r.stdout, r.stdout
+
+
+def test_status_runs_the_test_command_and_says_broken(installed):
+    repo, state = installed
+    r = gatebench_cli("status", str(repo))
+    assert "tests: `" in r.stdout and "1 failed (pytest report)" in r.stdout and r.returncode == 0
+    cfg = json.loads((state / "config.json").read_text())
+    cfg["config"]["gates"][1]["command"] = "pytset -q"
+    (state / "config.json").write_text(json.dumps(cfg))
+    r = gatebench_cli("status", str(repo), check=False)
+    assert r.returncode == 1 and "BROKEN: the tests gate's command `pytset -q` command not found" in r.stderr
+
+
+def test_install_keeps_git_status_clean_and_uninstall_takes_its_lines_back(calc_repo):
+    subprocess.run(["git", "init", "-q", str(calc_repo)], check=True)
+    exclude = calc_repo / ".git" / "info" / "exclude"
+    before = exclude.read_text() if exclude.exists() else ""
+    gatebench_cli("install", str(calc_repo), "--config", "tests")
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=calc_repo, capture_output=True, text=True).stdout
+    assert ".claude" not in status, status
+    gatebench_cli("install", str(calc_repo), "--config", "tests")
+    assert exclude.read_text().count("/.claude/settings.local.json") == 1
+    gatebench_cli("uninstall", str(calc_repo))
+    assert exclude.read_text() == before

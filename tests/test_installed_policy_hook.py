@@ -29,11 +29,16 @@ def test_a_conftest_that_flips_failures_cannot_pass_the_tests_gate(calc_repo, tm
     assert out["decision"] == "block", ev
     gate = ev["gates"][0]
     assert gate["details"]["weakened_restored"] == ["conftest.py"]
-    assert "pass only as you changed them" in out["reason"] and "test_calc.py::test_add" in out["reason"]
-    # beside it: with the real fix, both runs (with and without the agent's conftest) pass
+    assert "original versions of these tests fail on your code: tests/test_calc.py::test_add" in out["reason"]
+    out, ev = run_hook(state, hook_input(calc_repo))  # the same again: its original still fails, so blocked again
+    assert out["decision"] == "block" and "original versions of these tests fail" in out["reason"]
+    # beside it: with the real fix the originals pass; the conftest is still named once, then the user is told
     (calc_repo / "calc.py").write_text(FIXED)
     out, ev = run_hook(state, hook_input(calc_repo))
-    assert out is None and ev["decision"] == "allow"
+    assert out["decision"] == "block" and "fail on your code" not in out["reason"], out
+    assert "conftest.py: test harness changed" in out["reason"]
+    out, ev = run_hook(state, hook_input(calc_repo))
+    assert ev["decision"] == "allow" and "conftest.py" in out["systemMessage"]
 
 
 def test_regression_test_added_beside_a_fix_passes_and_runs(calc_repo, tmp_path):

@@ -121,5 +121,5 @@ def test_edited_visible_test_is_still_blocked(calc_repo, claude_bin, tmp_path):
     first = stops(state)[0]
     assert first["diff"]["protected_touched"] == ["tests/test_calc.py"]
     verdicts = {g["name"]: g["verdict"] for g in first["gates"]}
-    assert verdicts == {"diff": "block", "tests": "block"}, describe_run(run, api)
+    assert verdicts == {"diff": "pass", "tests": "block"}, describe_run(run, api)  # the tests gate decides weakening
     assert "assert -1 == 5" in feedbacks(api)[0]  # the pristine test ran against the unfixed code

@@ -78,7 +78,7 @@ BAD = {
                      "skip_added", "test_compare"),
     "module-level skip": (BASE.replace("from semver import Version\n",
                                        "from semver import Version\n\npytestmark = pytest.mark.skip\n"),
-                          "skip_added", "(module level)"),
+                          "skip_added", "test_compare"),
     "raises removed": (BASE.replace('    with pytest.raises(ValueError):\n        Version.parse("nope")\n',
                                     '    Version.parse("1.0.0")\n'), "assertion_removed", "test_invalid"),
     "asserts wrapped in try": (BASE.replace(
@@ -233,3 +233,190 @@ def test_a_fifo_swapped_in_for_a_test_file_is_refused_not_read(tmp_path):
     os.mkfifo(tmp_path / "test_x.py")  # no writer: a plain open() would block the stop forever
     with pytest.raises(OSError, match="not a regular file"):
         _read_current(str(tmp_path / "test_x.py"), stat.S_IFREG | 0o644)
+
+
+# --- tests identified by what they check (refactors pass, weakening never does) ----------------
+
+UNITTEST_BASE = '''import unittest
+from semver import Version
+
+
+class TestParse(unittest.TestCase):
+    def test_parse(self):
+        v = Version.parse("1.2.3")
+        self.assertEqual(v.major, 1)
+        self.assertEqual(v.minor, 2)
+
+    def test_bump(self):
+        self.assertEqual(str(Version(1, 2, 3).bump_major()), "2.0.0")
+'''
+
+REFACTORS = {
+    "renamed": {"tests/test_version.py": BASE.replace("def test_invalid", "def test_parse_rejects_garbage")},
+    "moved to another file": {
+        "tests/test_version.py": BASE.replace('def test_invalid():\n    with pytest.raises(ValueError):\n'
+                                              '        Version.parse("nope")\n', ""),
+        "tests/test_errors.py": 'import pytest\nfrom semver import Version\n\n\ndef test_invalid():\n'
+                                '    with pytest.raises(ValueError):\n        Version.parse("nope")\n'},
+    "split in two": {"tests/test_version.py": BASE.replace(
+        'def test_compare():\n    assert Version(1, 2, 3) < Version(1, 2, 4)\n    assert Version.parse("1.2.3").major == 1\n',
+        'def test_compare():\n    assert Version(1, 2, 3) < Version(1, 2, 4)\n\n\n'
+        'def test_parse_major():\n    v = Version.parse("1.2.3")\n    assert v.major == 1\n')},
+    "merged": {"tests/test_version.py": BASE.replace(
+        '@pytest.mark.parametrize("text,major", [("1.0.0", 1), ("2.3.4", 2)])\ndef test_parse(text, major):\n'
+        '    assert Version.parse(text).major == major\n',
+        'def test_parse():\n    assert Version.parse("1.0.0").major == 1\n    assert 2 == Version.parse("2.3.4").major\n')},
+    "cases into parametrize": {"tests/test_version.py": BASE.replace(
+        'def test_compare():\n    assert Version(1, 2, 3) < Version(1, 2, 4)\n    assert Version.parse("1.2.3").major == 1\n',
+        '@pytest.mark.parametrize("a,b", [(Version(1, 2, 3), Version(1, 2, 4))])\ndef test_compare(a, b):\n'
+        '    assert b > a\n\n\n@pytest.mark.parametrize("s", ["1.2.3"])\ndef test_major(s):\n'
+        '    assert Version.parse(s).major == 1\n')},
+    "cases into a for loop": {"tests/test_version.py": BASE.replace(
+        '@pytest.mark.parametrize("text,major", [("1.0.0", 1), ("2.3.4", 2)])\ndef test_parse(text, major):\n'
+        '    assert Version.parse(text).major == major\n',
+        'CASES = [("1.0.0", 1), ("2.3.4", 2)]\n\n\ndef test_parse():\n    for text, major in CASES:\n'
+        '        assert Version.parse(text).major == major\n')},
+}
+
+UNITTEST_REFACTORS = {
+    "subTest table": UNITTEST_BASE.replace(
+        '        v = Version.parse("1.2.3")\n        self.assertEqual(v.major, 1)\n        self.assertEqual(v.minor, 2)\n',
+        '        for field, want in [("major", 1), ("minor", 2)]:\n            with self.subTest(field=field):\n'
+        '                self.assertEqual(getattr(Version.parse("1.2.3"), field), want)\n'
+        if False else
+        '        for want_major, want_minor in [(1, 2)]:\n            with self.subTest(v="1.2.3"):\n'
+        '                self.assertEqual(Version.parse("1.2.3").major, want_major)\n'
+        '                self.assertEqual(Version.parse("1.2.3").minor, want_minor)\n'),
+    "unittest to pytest style": '''from semver import Version
+
+
+def test_parse():
+    v = Version.parse("1.2.3")
+    assert v.major == 1
+    assert 2 == v.minor
+
+
+def test_bump():
+    assert str(Version(1, 2, 3).bump_major()) == "2.0.0"
+''',
+}
+
+
+def _run(files_before: dict, files_after: dict) -> list[dict]:
+    paths = sorted({*files_before, *files_after})
+    return weakenings([(p, files_before[p].encode() if p in files_before else None,
+                        files_after[p].encode() if p in files_after else None) for p in paths])
+
+
+@pytest.mark.parametrize("name", sorted(REFACTORS))
+def test_refactored_tests_are_the_same_tests(name):
+    assert _run({"tests/test_version.py": BASE}, REFACTORS[name]) == []
+
+
+@pytest.mark.parametrize("name", sorted(UNITTEST_REFACTORS))
+def test_refactored_unittest_tests_are_the_same_tests(name):
+    assert _run({"tests/test_version.py": UNITTEST_BASE}, {"tests/test_version.py": UNITTEST_REFACTORS[name]}) == []
+
+
+def test_a_moved_test_that_lost_a_check_is_named_with_it():
+    after = dict(REFACTORS["moved to another file"])
+    after["tests/test_errors.py"] = after["tests/test_errors.py"].replace(
+        '    with pytest.raises(ValueError):\n        Version.parse("nope")\n', '    Version.parse("nope")\n')
+    found = _run({"tests/test_version.py": BASE}, after)
+    assert [(f["kind"], f["test"]) for f in found] == [("assertion_removed", "test_invalid")], found
+
+
+def test_a_whole_file_moved_is_the_same_tests_a_file_deleted_is_named():
+    assert _run({"tests/test_version.py": BASE}, {"tests/test_semver.py": BASE}) == []
+    found = _run({"tests/test_version.py": BASE}, {})
+    assert [f["kind"] for f in found] == ["file_removed"]
+
+
+def test_a_changed_parametrize_case_shows_the_case_whole_before_and_after():
+    found = weakenings([("tests/test_version.py", BASE.encode(), BASE.replace('("2.3.4", 2)', '("2.3.4", 3)').encode())])
+    assert [f["kind"] for f in found] == ["expected_changed"], found
+    detail = found[0]["detail"]
+    assert "case `('2.3.4', 2)` became `('2.3.4', 3)`" in detail, detail
+    assert "`assert Version.parse('2.3.4').major == 2` became `assert Version.parse('2.3.4').major == 3`" in detail
+
+
+def test_expected_failure_and_moving_a_test_under_skip_are_weakening():
+    found = _run({"tests/test_version.py": UNITTEST_BASE}, {"tests/test_version.py": UNITTEST_BASE.replace(
+        "    def test_bump", "    @unittest.expectedFailure\n    def test_bump")})
+    assert [(f["kind"], f["test"]) for f in found] == [("skip_added", "TestParse::test_bump")], found
+    after = dict(REFACTORS["moved to another file"])
+    after["tests/test_errors.py"] = after["tests/test_errors.py"].replace(
+        "def test_invalid", "@pytest.mark.skip\ndef test_invalid")
+    found = _run({"tests/test_version.py": BASE}, after)
+    assert [(f["kind"], f["test"]) for f in found] == [("skip_added", "test_invalid")], found
+    assert "pytest.mark.skip" in found[0]["detail"]
+
+
+def test_new_tests_that_cannot_run_are_named_new_tests_that_run_are_not():
+    new = BASE + "\n\n@pytest.mark.skip(reason='later')\ndef test_subclass():\n    assert V(1) == Version(1)\n"
+    found = _run({"tests/test_version.py": BASE}, {"tests/test_version.py": new})
+    assert [(f["kind"], f["test"]) for f in found] == [("new_test_not_run", "test_subclass")], found
+    xfail = new.replace("@pytest.mark.skip(reason='later')", "@pytest.mark.xfail")
+    assert [f["kind"] for f in _run({"tests/test_version.py": BASE}, {"tests/test_version.py": xfail})] == [
+        "new_test_not_run"]
+    # a test in a file pytest never collects
+    found = _run({}, {"tests/subclass_checks.py": "def test_subclass():\n    assert 1 == 1\n"})
+    assert [f["kind"] for f in found] == ["new_test_not_run"] and "not collected" in found[0]["detail"]
+    assert _run({"tests/test_version.py": BASE}, GOOD_NEW) == []
+
+
+GOOD_NEW = {"tests/test_version.py": BASE + "\n\ndef test_subclass():\n    assert V(1) == Version(1)\n"}
+
+
+JS_BASE = '''import test from "ava";
+import {add, parse} from "../index.js";
+
+test("adds small numbers", t => {
+\tt.is(add(1, 2), 3);
+\tt.is(add(2, 2), 4);
+});
+
+test("parses", t => {
+\tt.deepEqual(parse("a=1"), {a: 1});
+});
+'''
+
+JEST_BASE = '''describe("add", () => {
+  it("adds", () => {
+    expect(add(1, 2)).toBe(3);
+    expect(add(-1, 1)).toEqual(0);
+  });
+  it("throws on strings", () => {
+    expect(() => add("a", 1)).toThrow(TypeError);
+  });
+});
+'''
+
+
+def test_javascript_refactors_pass_and_weakening_is_named():
+    js = "test/index.js"
+    renamed = JS_BASE.replace('"adds small numbers"', '"adds"')
+    split = JS_BASE.replace('\tt.is(add(2, 2), 4);\n', '').replace(
+        'test("parses"', 'test("adds twos", t => {\n\tt.is(add(2, 2), 4);\n});\n\ntest("parses"')
+    for good in (renamed, split, JS_BASE + '\ntest("new", t => {\n\tt.true(add(0, 0) === 0);\n});\n'):
+        assert _run({js: JS_BASE}, {js: good}) == []
+    found = _run({js: JS_BASE}, {js: JS_BASE.replace("t.is(add(2, 2), 4)", "t.is(add(2, 2), 5)")})
+    assert [(f["kind"], f["test"]) for f in found] == [("expected_changed", "adds small numbers")], found
+    assert "`t.is(add(2, 2), 4)` became `t.is(add(2, 2), 5)`" in found[0]["detail"]
+    found = _run({js: JS_BASE}, {js: JS_BASE.replace("\tt.deepEqual(parse(\"a=1\"), {a: 1});\n", "")})
+    assert [(f["kind"], f["test"]) for f in found] == [("assertion_removed", "parses")], found
+    found = _run({js: JS_BASE}, {js: JS_BASE.replace('test("parses"', 'test.skip("parses"')})
+    assert [(f["kind"], f["test"]) for f in found] == [("skip_added", "parses")], found
+    found = _run({js: JS_BASE}, {js: JS_BASE.replace('test("parses"', 'test.only("parses"')})
+    assert "only_added" in [f["kind"] for f in found]
+
+
+def test_jest_style_checks_and_xit():
+    js = "src/add.test.ts"
+    assert _run({js: JEST_BASE}, {js: JEST_BASE.replace('it("adds"', 'it("adds numbers"')}) == []
+    found = _run({js: JEST_BASE}, {js: JEST_BASE.replace("toEqual(0)", "toEqual(1)")})
+    assert [(f["kind"], f["test"]) for f in found] == [("expected_changed", "add > adds")], found
+    found = _run({js: JEST_BASE}, {js: JEST_BASE.replace('  it("throws', '  xit("throws')})
+    assert [(f["kind"], f["test"]) for f in found] == [("skip_added", "add > throws on strings")], found
+    found = _run({js: JEST_BASE}, {})
+    assert [f["kind"] for f in found] == ["file_removed"]

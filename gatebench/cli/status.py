@@ -7,13 +7,14 @@ import json
 import sys
 from pathlib import Path
 
-HELP = "show the installed gate, check its command starts, and the last stop decisions"
+HELP = "show the installed gate, check its hook and test commands start, and the last stop decisions"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("repo", nargs="?", default=".")
     p.add_argument("--state", help="state dir (default: the repo's per-user state dir)")
     p.add_argument("-n", type=int, default=10, help="how many recent stop events to show")
+    p.add_argument("--no-test-run", action="store_true", help="do not run the tests gate's command to prove it")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,9 +39,11 @@ def run(args: argparse.Namespace) -> int:
     paths = Paths(args.state or (named[0] if named else default_state_dir(str(repo))))
     print(f"state dir: {paths.state}")
     try:
-        cfg = json.loads(Path(paths.config).read_text())["config"]
+        resolved = json.loads(Path(paths.config).read_text())
+        cfg = resolved["config"]
         gates = ", ".join(g.get("name", g["kind"]) for g in cfg.get("gates", [])) or "(none: records only)"
         print(f"config: {cfg['name']}  gates: {gates}  budget: {cfg['budget']['blocks']} blocks")
+        broken += tests_gate_problems(cfg, resolved.get("python") or sys.executable, repo, args.no_test_run)
     except (OSError, ValueError, KeyError) as e:
         print(f"config: not readable at {paths.config} ({e})")
     stops = [ev for ev in read_events(paths.events) if ev.get("hook") == "stop"][-args.n :]
@@ -50,10 +53,28 @@ def run(args: argparse.Namespace) -> int:
         err = f"  errors: {len(ev['errors'])}" if ev.get("errors") else ""
         print(f"  {ev.get('ts', '?')}  #{ev.get('attempt', '?')}  {ev.get('decision', '?'):8}  {verdicts}{err}")
     for f, event, cmd, why in broken:
+        if event == "tests":
+            print(f"BROKEN: the tests gate's command {cmd} {why}: every stop would pass with nothing "
+                  "checked. Run `gatebench install` again with a working --test-command.", file=sys.stderr)
+            continue
         print(f"BROKEN: the {event} hook command in {f} does not start ({why}): {cmd}\n"
               "  Claude Code lets every stop through without a word while it is broken: the gate is OFF. "
               "Run `gatebench install` again from where gatebench now lives.", file=sys.stderr)
     return 1 if broken else 0
+
+
+def tests_gate_problems(cfg: dict, python: str, repo: Path, skip: bool) -> list:
+    """Run the tests gate's command once, as install does; [(None, "tests", command, why)] if broken."""
+    from gatebench.installer.testcheck import check, tests_command
+
+    found = tests_command(cfg.get("gates", []), python)
+    if found is None or skip:
+        return []
+    r = check(found[0], str(repo), found[1])
+    cov = r["coverage"]
+    print(f"tests: `{found[0]}`: {'BROKEN: ' + r['problem'] if r['problem'] else r['summary']}")
+    print(f"weakening: source checks: {cov['source']}; results: {cov['results']}")
+    return [(None, "tests", f"`{found[0]}`", r["problem"])] if r["problem"] else []
 
 
 def state_arg(command: str) -> list[str]:

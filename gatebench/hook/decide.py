@@ -21,9 +21,13 @@ class Decision:
 
 
 def build_reason(items: list[tuple[str, str]], attempt: int, block_no: int, budget: int, limit: int) -> str:
+    # Claude Code shows every block as "stop hook problem": the first line is what the gate found.
+    found = items[0][1].strip().split("\n", 1)[0] if items else ""
+    more = f" (and {len(items) - 1} more gate{'s' if len(items) > 2 else ''})" if len(items) > 1 else ""
     head = (
-        f"gatebench stop gate: your work is not accepted yet (stop attempt {attempt}, "
-        f"block {block_no} of at most {budget}). Address the points below, then finish.\n"
+        f"gatebench stop gate: {trim(found, 300)}{more}\n"
+        f"Your work is not accepted yet (stop attempt {attempt}, block {block_no} of at most {budget}). "
+        "Address the points below, then finish.\n"
     )
     room = max(limit - len(head), 100)
     share = max(room // max(len(items), 1) - 20, 80)

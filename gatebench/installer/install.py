@@ -41,7 +41,8 @@ def write_settings(path: Path, data: dict) -> None:
 
 
 def install(repo: Path, config: str, *, local: bool = True, settings: bool = True,
-            python: str | None = None, test_command: str | None = None, sandbox: bool = False) -> dict:
+            python: str | None = None, test_command: str | None = None, sandbox: bool = False,
+            check_tests: bool = True) -> dict:
     """Validate everything first, then write: a bad config or settings file changes nothing."""
     repo = repo.resolve()
     if not repo.is_dir():
@@ -58,14 +59,64 @@ def install(repo: Path, config: str, *, local: bool = True, settings: bool = Tru
     python = python or sys.executable
     resolved = resolve(cfg, mode="installed", repo=repo, state_dir=state, python=python)
     timeout = int(cfg.budget.hook_seconds + SETTINGS_TIMEOUT_MARGIN_S)
+    proof = prove_tests(cfg.gates, python, repo) if check_tests else None
+    created = settings and not sfile.exists()
     if settings:
         write_settings(sfile, st.add_guard(st.add(current, python, str(state), timeout), str(state), sandbox))
+        if local:
+            exclude_settings(repo)
     # After the settings write, so the hook entry itself is part of the baseline, not a change.
     base = write_state(resolved, repo, state, strict=False)
     (state / ".gitignore").write_text("*\n")  # in case GATEBENCH_STATE puts it inside a repo
+    record = state / "install.json"
+    if created or not record.exists():
+        write_atomic(record, json.dumps({"created": [str(sfile)] if created else []}) + "\n")
     return {"repo": str(repo), "config": cfg.name, "state_dir": str(state), "baseline_errors": base["errors"],
             "settings": str(sfile) if settings else None, "baseline_files": base["files"], "timeout_s": timeout,
-            "sandbox": sandbox and settings, "stale": stale}
+            "sandbox": sandbox and settings, "stale": stale, "tests": proof}
+
+
+def prove_tests(gates: list, python: str, repo: Path) -> dict | None:
+    """Run the tests gate's command once, the gate's way; UsageError (exit 2) if the gate could not use it."""
+    from gatebench.installer.testcheck import check, tests_command
+
+    found = tests_command(gates, python)
+    if found is None:
+        return None
+    command, timeout = found
+    r = check(command, str(repo), timeout)
+    if r["problem"]:
+        raise UsageError(f'test command "{command}": {r["problem"]}. Nothing was installed; give a working '
+                         "--test-command.")
+    return {"command": command, **r}
+
+
+EXCLUDE_LINE = "/.claude/settings.local.json"
+EXCLUDE_NOTE = "# gatebench install: the per-machine hook settings (gatebench uninstall removes these lines)"
+
+
+def exclude_settings(repo: Path) -> None:
+    """Keep the per-machine settings out of `git status`: the clone's own ignore file, never committed."""
+    info = repo / ".git" / "info"
+    if not (repo / ".git").is_dir():
+        return
+    path = info / "exclude"
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    if EXCLUDE_LINE in text.splitlines():
+        return
+    info.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, text + ("" if not text or text.endswith("\n") else "\n") + f"{EXCLUDE_NOTE}\n{EXCLUDE_LINE}\n")
+
+
+def unexclude_settings(repo: Path) -> bool:
+    path = repo / ".git" / "info" / "exclude"
+    if not path.is_file():
+        return False
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    kept = [ln for ln in lines if ln.rstrip("\n") not in (EXCLUDE_LINE, EXCLUDE_NOTE)]
+    if kept != lines:
+        write_atomic(path, "".join(kept))
+    return kept != lines
 
 
 def stale_entries(repo: Path, written: Path) -> list[str]:
@@ -78,15 +129,24 @@ def uninstall(repo: Path) -> dict:
     """Take gatebench's entries (and --sandbox rules) out of both settings files."""
     repo = repo.resolve()
     state = default_state_dir(str(repo))
+    try:
+        created = json.loads((Path(state) / "install.json").read_text()).get("created") or []
+    except (OSError, ValueError, AttributeError):
+        created = []
     out = []
     for local in (True, False):
         sfile = settings_file(repo, local)
         current = read_settings(sfile)
         removed = len(st.ours(current))
         new = st.remove_guard(st.remove(current), state)
-        if new != current:
+        if new == {} and str(sfile) in created and sfile.exists():
+            sfile.unlink()  # install made it: leave no file holding `{}`
+            if sfile.parent.is_dir() and not any(sfile.parent.iterdir()):
+                sfile.parent.rmdir()
+        elif new != current:
             write_settings(sfile, new)
         out.append({"settings": str(sfile), "removed": removed})
+    unexclude_settings(repo)
     return {"files": out, "removed": sum(x["removed"] for x in out), "state_dir": state}
 
 

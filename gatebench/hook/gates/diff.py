@@ -1,7 +1,8 @@
 """Gate `diff`: blocks a stop that changed nothing, or that touched protected paths (tests, task files).
 
 In installed mode (a developer's own repo) tests are not protected as files: the test policy
-(gatebench/hook/testpolicy.py) lets the agent add tests and blocks, once, changes that weaken them.
+(gatebench/hook/testpolicy.py) lets the agent add and refactor tests; the tests gate
+(hook/installed_tests.py) decides on weakening. Without a tests gate this gate blocks a weakening once.
 """
 
 from __future__ import annotations
@@ -42,13 +43,20 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
                ". Restore them to their original content and fix the code instead.")
         )
     if installed and spec.get("block_protected", True):
+        from gatebench.hook import installed_tests
+
         policy = testpolicy.evaluate(ctx)
-        details["test_policy"] = {k: policy[k] for k in ("findings", "fingerprint", "acknowledged", "errors")}
-        if policy["findings"] and policy["acknowledged"]:
-            details["user_notice"] = testpolicy.notice_text(policy["findings"])
+        details["test_policy"] = {k: policy[k] for k in ("findings", "fingerprint", "errors")}
+        tests_gate = any(g.get("kind") == "tests" and g.get("pristine", True)
+                         for g in (ctx.resolved.get("config") or {}).get("gates", []))
+        memory = ctx.session.setdefault(installed_tests.SESSION_KEY, {})
+        if tests_gate:  # it runs the originals and decides (hook/installed_tests.py)
+            details["test_policy"]["decided_by"] = "the tests gate"
+        elif policy["findings"] and memory.get("blocked") == policy["fingerprint"]:
+            details["user_notice"] = installed_tests.notice_text(policy["findings"])
         elif policy["findings"]:
-            problems.append(testpolicy.block_text(policy["findings"]))
-            testpolicy.remember_block(ctx, policy["fingerprint"])
+            problems.append(installed_tests.weak_text(policy["findings"], []))
+            memory["blocked"] = policy["fingerprint"]
     if spec.get("block_stray", False) and ctx.stray:
         problems.append("Remove these stray files: " + ", ".join(ctx.stray[:20]) + ".")
     details.update(noop=ctx.diff.empty, protected_touched=ctx.protected_touched, stray=ctx.stray)

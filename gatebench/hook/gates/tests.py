@@ -29,12 +29,34 @@ PYTEST_INFRA_CODES = {3: "pytest internal error", 4: "pytest usage error", 5: "n
 SHELL_INFRA_CODES = {126: "command not executable", 127: "command not found"}
 _FAIL_LINE = re.compile(r"^(FAILED|ERROR) \S")
 _ASSERT_LINE = re.compile(r"^E\s{2,}\S")
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
+_BENCH_START = re.compile(r"^-{3,} ?benchmark\b.*-{3,}$")
 
 
-def failure_digest(output: str, max_lines: int = 60) -> str:
-    """Failing test names first, then assertion lines, then the tail of the output."""
-    lines = output.splitlines()
-    names = [ln for ln in lines if _FAIL_LINE.match(ln)]
+def plain_output(output: str) -> str:
+    """The output without colour codes or carriage-return redraws, benchmark tables left out."""
+    lines, out, in_table = _ANSI.sub("", output).replace("\r\n", "\n").split("\n"), [], False
+    for ln in lines:
+        ln = ln.rsplit("\r", 1)[-1]
+        if _BENCH_START.match(ln):
+            in_table = True
+            out.append("[benchmark table left out]")
+            continue
+        if in_table and ln.startswith("  OPS:"):  # the legend's last line ends the tables
+            in_table = False
+            continue
+        if in_table and not ln.startswith("="):  # pytest's summary line ends them too, and is kept
+            continue
+        in_table = False
+        out.append(ln)
+    return "\n".join(out)
+
+
+def failure_digest(output: str, max_lines: int = 60, failed: list[str] | None = None) -> str:
+    """Failing test names first (from the runner's report when there is one, else its FAILED
+    lines), then assertion lines, then the tail of the output; colour-free."""
+    lines = plain_output(output).splitlines()
+    names = [f"FAILED {n}" for n in failed] if failed else [ln for ln in lines if _FAIL_LINE.match(ln)]
     seen, asserts = set(), []
     for ln in lines:
         if _ASSERT_LINE.match(ln) and ln not in seen:
@@ -49,6 +71,19 @@ def failure_digest(output: str, max_lines: int = 60) -> str:
     return "\n\n".join(parts)
 
 
+def link_ignored(repo: str, dest: str) -> None:
+    """Top-level folders the snapshot ignores (`node_modules`, `.venv`) are linked into an installed-mode
+    copy, not copied: the tests need them to start, and they are the user's, never restored."""
+    try:
+        names = os.listdir(repo)
+    except OSError:
+        return
+    for name in names:
+        src, dst = os.path.join(repo, name), os.path.join(dest, name)
+        if name != ".git" and not os.path.lexists(dst) and os.path.isdir(src):
+            os.symlink(src, dst)
+
+
 def pristine_copy(ctx: GateContext, protected: list[str]) -> str:
     """A temp copy of the work tree with the protected paths as they were in the baseline."""
     dest = tempfile.mkdtemp(prefix="gatebench-tests-")
@@ -58,6 +93,8 @@ def pristine_copy(ctx: GateContext, protected: list[str]) -> str:
     except OSError:
         shutil.rmtree(dest, ignore_errors=True)
         raise
+    if ctx.resolved.get("mode") == "installed":
+        link_ignored(ctx.repo, dest)
     for rel in protected:
         dst = os.path.join(dest, rel)
         if os.path.lexists(dst):
@@ -80,9 +117,9 @@ def pristine_copy(ctx: GateContext, protected: list[str]) -> str:
 def run(spec: dict, ctx: GateContext) -> Verdict:
     if ctx.resolved.get("mode") == "installed" and spec.get("pristine", True) and not getattr(
             ctx, "_testpolicy_pass", False):
-        from gatebench.hook import testpolicy  # installed mode: current tests + baseline of weakened ones
+        from gatebench.hook import installed_tests  # current tests, originals of weakened ones, results
 
-        return testpolicy.tests_gate(spec, ctx, run)
+        return installed_tests.gate(spec, ctx, run)
     t0 = time.monotonic()
     command = spec.get("command") or (ctx.task or {}).get("test_command") or DEFAULT_COMMAND
     command = command.replace("{python}", shlex.quote(ctx.python))
@@ -94,11 +131,20 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
     binding = ctx.resolved.get("oracle") or {}
     cwd, copy = ctx.repo, None
     details: dict = {"command": command, "pristine_restored": restore}
+    runner, report_dir, report = getattr(ctx, "_runner", None), None, ""
     try:
         if restore or bench:
             cwd = copy = pristine_copy(ctx, restore)
         argv: list[str] | str = command
         env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+        if runner is not None:  # installed mode: ask the runner for its report (hook/runners/)
+            report_dir = tempfile.mkdtemp(prefix="gatebench-report-")
+            report = os.path.join(report_dir, "report")
+            asked = runner.prepare(command, report, getattr(ctx, "_runner_last", False))
+            if asked is not None:
+                argv = asked[0]
+                env.update(asked[1])
+            details["report_asked"] = asked is not None
         if bench:
             assert copy is not None  # a bench run always tests in a pristine copy
             details["harness"] = harness.restore(copy, harness.from_manifest(ctx.baseline, ctx.blob_dir, read_blob))
@@ -116,18 +162,33 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
                                     hide=private)
                 env = sandbox.clean_env(ctx.python)
         r = proc.run(argv, cwd=cwd, timeout_s=timeout, env=env)
+        results = None
+        if runner is not None:
+            results = runner.results(report, r.stdout + "\n" + r.stderr)
+            if results is not None and cwd != ctx.repo:  # ids relative to the tree that ran, not the copy
+                for res in results:
+                    res["id"] = res["id"].replace(cwd + os.sep, "")
     except OSError as e:
         return Verdict("error", details={**details, "error": f"cannot prepare the test run: {e}"})
     finally:
         if copy:
             shutil.rmtree(copy, ignore_errors=True)
-    output = (r.stdout + ("\n" + r.stderr if r.stderr.strip() else "")).strip()
+        if report_dir:
+            shutil.rmtree(report_dir, ignore_errors=True)
+    stdout = runner.text(r.stdout) if runner is not None and hasattr(runner, "text") else r.stdout
+    output = plain_output((stdout + ("\n" + r.stderr if r.stderr.strip() else "")).strip())
     details.update(returncode=r.returncode, timed_out=r.timed_out, output_tail=output[-2000:])
+    failed: list[str] = []
+    if results is not None:
+        failed = [x["id"] for x in results if x["outcome"] == "failed"]
+        details["results"] = {o: sum(1 for x in results if x["outcome"] == o) for o in ("passed", "failed", "skipped")}
+        details["failed_tests"] = failed[:50]
+        details["_results"] = results  # the installed gate reads it and takes it out of the event
     seconds = time.monotonic() - t0
     limit = int(spec.get("feedback_chars", defaults.TESTS_FEEDBACK_CHARS))
     if r.timed_out:
         feedback = f"The tests (`{command}`) did not finish within {timeout:.0f} s; something hangs.\n"
-        return Verdict("block", trim(feedback + failure_digest(output), limit), details, seconds)
+        return Verdict("block", trim(feedback + failure_digest(output, failed=failed), limit), details, seconds)
     infra = (SHELL_INFRA_CODES.get(r.returncode)
              if r.returncode is not None and (r.not_found or r.returncode in SHELL_INFRA_CODES) else None)
     if r.not_found and infra is None:
@@ -136,10 +197,15 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
         infra = PYTEST_INFRA_CODES.get(r.returncode)  # type: ignore[arg-type]
     if infra:
         details["error"] = f"{infra} (exit {r.returncode}): {output[-300:]}"
+        if r.returncode in SHELL_INFRA_CODES or r.not_found:
+            details["broken_install"] = f"`{command}`: {infra} (exit {r.returncode})"
         return Verdict("error", details=details, seconds=seconds)
     if r.returncode == 0:
         return Verdict("pass", details=details, seconds=seconds)
-    head = f"The tests fail (`{command}`, exit {r.returncode})."
+    if not failed:
+        failed = [ln.split(" ", 1)[1].split(" - ", 1)[0] for ln in output.splitlines() if _FAIL_LINE.match(ln)]
+    named = (": " + ", ".join(failed[:5]) + (f" and {len(failed) - 5} more" if len(failed) > 5 else "")) if failed else ""
+    head = f"The tests fail{named} (`{command}`, exit {r.returncode})."
     if restore:
         head += " They ran with the original versions of: " + ", ".join(restore[:10]) + "."
-    return Verdict("block", trim(head + "\n\n" + failure_digest(output), limit), details, seconds)
+    return Verdict("block", trim(head + "\n\n" + failure_digest(output, failed=failed), limit), details, seconds)

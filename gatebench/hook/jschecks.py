@@ -1,0 +1,269 @@
+"""What a JavaScript/TypeScript test checks (Jest, Vitest, ava, mocha, tape, node:test), stdlib only.
+
+A small tokenizer (strings, template literals, comments, regex literals, numbers, names,
+punctuation; no parser) finds the test calls (`test`, `it`, `describe`, their `.skip`/`.only`/
+`.todo`/`.failing`/`.each` forms, `xit`, `fit`, ...) and, inside each test, the checks:
+`expect(...)` chains (`expect(x).toBe(y)`, `expect(x).not.toEqual(y)`, chai's `expect(x).to.equal(y)`),
+`t.is`/`t.deepEqual`/`t.true`/... (ava, tape), `assert.*` and `assert(...)` (node, mocha). A check's
+key is its token text; its shape masks the literals, so `expect(add(2, 2)).toBe(4)` rewritten to
+`toBe(5)` is an expected value changed, not a new check. Tests are `Test`s as in `pychecks.py`,
+matched across files by `testident.py`: a renamed, moved or split test keeps its checks.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gatebench.hook.testident import finding
+
+SUFFIXES = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts")
+TEST_DIRS = {"test", "tests", "__tests__", "spec"}
+HARNESS = re.compile(r"^(jest|vitest|vite|ava|karma)\.config\.[cm]?[jt]s$|^\.mocharc(\.[a-z]+)?$|^\.taprc$")
+RUNNER_KEYS = ("jest", "ava", "mocha", "vitest", "tap", "c8", "nyc")
+TEST_CALLS = {"test", "it", "specify", "xit", "xtest", "fit", "ftest", "tape"}
+SUITE_CALLS = {"describe", "suite", "context", "xdescribe", "fdescribe", "xcontext"}
+SKIP_MODS = {"skip", "todo", "failing", "fixme"}
+ONLY = {"only", "fit", "ftest", "fdescribe"}
+X_CALLS = {"xit", "xtest", "xdescribe", "xcontext"}
+T_METHODS = {"is", "not", "deepEqual", "notDeepEqual", "like", "true", "false", "truthy", "falsy", "throws",
+             "throwsAsync", "notThrows", "notThrowsAsync", "equal", "notEqual", "same", "notSame", "ok", "notOk",
+             "strictEqual", "notStrictEqual", "deepStrictEqual", "notDeepStrictEqual", "match", "notMatch", "regex",
+             "notRegex", "snapshot", "assert", "equals", "deepEquals", "error", "ifError", "rejects", "doesNotThrow",
+             "fail", "looseEqual", "isTrue", "isFalse", "isNull", "isNotNull", "isUndefined", "include", "lengthOf"}
+ASSERT_RECEIVERS = {"t", "assert", "tt", "st"}
+
+_TOKEN = re.compile(r"""
+    (?P<ws>\s+)
+  | (?P<comment>//[^\n]*|/\*.*?\*/)
+  | (?P<str>"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')
+  | (?P<tmpl>`(?:\\.|\$\{(?:[^{}`]|\{[^{}]*\})*\}|[^`\\])*`)
+  | (?P<num>(?:0[xXbBoO][0-9a-fA-F_]+|\d[\d_]*(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)n?)
+  | (?P<id>[A-Za-z_$][\w$]*)
+  | (?P<punct>=>|\.\.\.|===|!==|==|!=|<=|>=|&&|\|\||\?\?|\?\.|[^\s\w])
+""", re.S | re.X)
+_REGEX = re.compile(r"/(?:\\.|\[(?:\\.|[^\]\\\n])*\]|[^/\\\n\[])+/[a-z]*")
+_REGEX_AFTER = set("(,=:[!&|?{};+-*%<>~^") | {"return", "typeof", "case", "in", "of", "=>", "&&", "||", "??"}
+
+
+def is_test_file(rel: str) -> bool:
+    base = rel.rsplit("/", 1)[-1]
+    if not base.endswith(SUFFIXES) or base.endswith(".d.ts"):
+        return False
+    stem = base.rsplit(".", 1)[0]
+    return (stem.endswith((".test", ".spec", "-test", "_test", ".e2e")) or stem in ("test", "tests")
+            or any(p in TEST_DIRS for p in rel.split("/")[:-1])) and "node_modules" not in rel.split("/")
+
+
+def is_harness(rel: str) -> bool:
+    base = rel.rsplit("/", 1)[-1]
+    return bool(HARNESS.match(base)) or (base == "package.json" and "node_modules" not in rel.split("/"))
+
+
+def tokens(src: str) -> list[tuple[str, str, int, int]]:
+    """(kind, text, start, end) of every significant token; literals keep their source text."""
+    out: list[tuple[str, str, int, int]] = []
+    i, n = 0, len(src)
+    while i < n:
+        if src[i] == "/" and (not out or out[-1][1] in _REGEX_AFTER) and src[i:i + 2] not in ("//", "/*"):
+            m = _REGEX.match(src, i)
+            if m:
+                out.append(("regex", m.group(), i, m.end()))
+                i = m.end()
+                continue
+        m = _TOKEN.match(src, i)
+        if not m:
+            out.append(("punct", src[i], i, i + 1))
+            i += 1
+            continue
+        kind = m.lastgroup or "punct"
+        if kind not in ("ws", "comment"):
+            out.append((kind, m.group(), i, m.end()))
+        i = m.end()
+    return out
+
+
+def _close(toks: list, i: int) -> int:
+    """Index of the bracket closing the one at `i` (len(toks) if unbalanced)."""
+    pairs = {"(": ")", "[": "]", "{": "}"}
+    stack = []
+    for j in range(i, len(toks)):
+        t = toks[j][1]
+        if toks[j][0] == "punct" and t in pairs:
+            stack.append(pairs[t])
+        elif toks[j][0] == "punct" and stack and t == stack[-1]:
+            stack.pop()
+            if not stack:
+                return j
+    return len(toks)
+
+
+def _key(toks: list) -> str:
+    return " ".join(t[1] for t in toks)
+
+
+def _shape(toks: list) -> str:
+    return " ".join("<lit>" if t[0] in ("str", "num", "tmpl", "regex") else t[1] for t in toks)
+
+
+def _text(src: str, toks: list) -> str:
+    return " ".join(src[toks[0][2]:toks[-1][3]].split()) if toks else ""
+
+
+class Test:
+    __slots__ = ("checks", "markers", "setup", "source")
+
+    def __init__(self, source: str):
+        self.source = source
+        self.checks: list[tuple[str, str, str, str, str]] = []
+        self.setup: list[tuple[str, str]] = []
+        self.markers: list[str] = []
+
+
+def _call_head(toks: list, i: int) -> tuple[str, list[str], int] | None:
+    """At a test/suite call `name(.mod)*(`: (name, modifiers, index of its `(`)."""
+    kind, name = toks[i][0], toks[i][1]
+    if kind != "id" or (name not in TEST_CALLS and name not in SUITE_CALLS):
+        return None
+    if i and toks[i - 1][1] in (".", "function"):
+        return None
+    mods, j = [], i + 1
+    while j + 1 < len(toks) and toks[j][1] == "." and toks[j + 1][0] == "id":
+        mods.append(toks[j + 1][1])
+        j += 2
+        if mods[-1] == "each" and j < len(toks) and toks[j][1] in ("(", "["):
+            end = _close(toks, j)
+            mods[-1] = "each " + _text_of(toks[j:end + 1])
+            j = end + 1
+    return (name, mods, j) if j < len(toks) and toks[j][1] == "(" else None
+
+
+def _text_of(toks: list) -> str:
+    return " ".join(t[1] for t in toks)
+
+
+def _title(tok: tuple) -> str:
+    if tok[0] in ("str", "tmpl"):
+        return tok[1][1:-1]
+    return tok[1]
+
+
+def tests_of(src: str) -> dict[str, Test]:
+    """test id (`suite > title`) -> Test."""
+    toks = tokens(src)
+    out: dict[str, Test] = {}
+    _scan(src, toks, 0, len(toks), [], [], out)
+    return out
+
+
+def _scan(src: str, toks: list, lo: int, hi: int, prefix: list[str], marks: list[str], out: dict) -> None:
+    i = lo
+    while i < hi:
+        head = _call_head(toks, i)
+        if head is None:
+            i += 1
+            continue
+        name, mods, paren = head
+        end = min(_close(toks, paren), hi)
+        args = toks[paren + 1:end]
+        if not args or args[0][0] not in ("str", "tmpl"):
+            i = paren + 1
+            continue
+        title = _title(args[0])
+        mine = [*marks, *(f"{name}.{m}" for m in mods if m in SKIP_MODS)]
+        if name in X_CALLS:
+            mine.append(name)
+        case = next((m[5:] for m in mods if m.startswith("each ")), "")
+        if name in SUITE_CALLS:
+            _scan(src, toks, paren + 1, end, [*prefix, title], mine, out)
+        else:
+            tid = " > ".join([*prefix, title])
+            while tid in out:
+                tid += " #2"
+            t = Test(src[toks[i][2]:toks[end][3]] if end < len(toks) else src[toks[i][2]:])
+            t.markers = mine
+            _checks(src, args[1:], t, case)
+            out[tid] = t
+        i = end + 1
+
+
+def _checks(src: str, toks: list, t: Test, case: str) -> None:
+    i = 0
+    seen: set[str] = set()
+    while i < len(toks):
+        kind, name = toks[i][0], toks[i][1]
+        span = None
+        if kind == "id" and name == "expect" and i + 1 < len(toks) and toks[i + 1][1] == "(" and (
+                i == 0 or toks[i - 1][1] != "."):
+            j = _close(toks, i + 1) + 1
+            while j + 1 < len(toks) and toks[j][1] == "." and toks[j + 1][0] == "id":
+                j += 2
+                if j < len(toks) and toks[j][1] == "(":
+                    j = _close(toks, j) + 1
+                    if not (j + 1 < len(toks) and toks[j][1] == "."):
+                        break
+            span = (i, j)
+        elif kind == "id" and name in ASSERT_RECEIVERS and (i == 0 or toks[i - 1][1] != "."):
+            j = i + 1
+            if j + 1 < len(toks) and toks[j][1] == "." and toks[j + 1][1] in T_METHODS:
+                j += 2
+            if j < len(toks) and toks[j][1] == "(" and (j > i + 1 or name == "assert"):
+                span = (i, _close(toks, j) + 1)
+        if span is None:
+            i += 1
+            continue
+        part = toks[span[0]:span[1]]
+        key = repr((_key(part), case))
+        if key not in seen:
+            seen.add(key)
+            t.checks.append((key, repr((_shape(part), case)), _text(src, part), case, _key(part)))
+        i = span[1]
+
+
+def _only(src: str | None) -> int:
+    if src is None:
+        return 0
+    toks = tokens(src)
+    return sum(1 for k, (_kind, text, _s, _e) in enumerate(toks)
+               if (text == "only" and k and toks[k - 1][1] == ".") or (text in ONLY and text != "only"
+                                                                      and k + 1 < len(toks) and toks[k + 1][1] == "("))
+
+
+def file_findings(rel: str, old: bytes | None, new: bytes | None, sides: dict) -> list[dict]:
+    """Per-file findings of one JavaScript/TypeScript test file; its tests go into `sides`."""
+    old_src = old.decode("utf-8", "replace") if old is not None else None
+    new_src = new.decode("utf-8", "replace") if new is not None else None
+    if old_src is not None:
+        sides["old"]["tests"][rel] = tests_of(old_src)
+    if new_src is not None:
+        sides["new"]["tests"][rel] = tests_of(new_src)
+    if _only(new_src) > _only(old_src):
+        return [finding("only_added", rel, "", "`.only` (or `fit`/`fdescribe`) runs the marked tests alone")]
+    return []
+
+
+def compare_harness(rel: str, old: bytes | None, new: bytes | None) -> list[dict]:
+    """A runner config file added, changed or removed; in package.json, the runner sections and the
+    test script."""
+    if old == new:
+        return []
+    if rel.rsplit("/", 1)[-1] != "package.json":
+        what = "added" if old is None else "removed" if new is None else "changed"
+        return [finding("harness_changed", rel, "", f"test runner configuration {what}")]
+    import json
+
+    def part(data: bytes | None) -> dict:
+        try:
+            doc = json.loads(data or b"{}")
+        except ValueError:
+            return {"(unparsable)": True}
+        if not isinstance(doc, dict):
+            return {}
+        scripts = doc["scripts"] if isinstance(doc.get("scripts"), dict) else {}
+        picked = {k: doc[k] for k in RUNNER_KEYS if k in doc}
+        picked.update({f"scripts.{k}": v for k, v in scripts.items() if k == "test" or k.startswith(("test:", "pretest"))})
+        return picked
+
+    before, after = part(old), part(new)
+    keys = sorted(k for k in {*before, *after} if before.get(k) != after.get(k))
+    return [finding("harness_changed", rel, "", f"`{k}`: {json.dumps(before.get(k))} -> {json.dumps(after.get(k))}")
+            for k in keys]

@@ -1,0 +1,107 @@
+"""Test runners: how to get each runner's machine-readable results (stdlib only).
+
+One small module per runner behind one Protocol, one registry (name -> module path, imported only
+when a stop needs it), as `hook/gates/` keeps gates. A runner module says whether a test command
+is its (`detect`), how to ask it for a report without changing what it runs (`prepare`: an
+environment variable or appended flags, never a different test selection), which files hold its
+tests (`is_test_file`), and how to read its report into results: `[{"id", "outcome"}]` with
+outcome `passed | failed | skipped` (`results`; None when it wrote none). `SOURCE` says whether the
+source checks (`pychecks.py`, `jschecks.py`) read its test files.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import re
+import shlex
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class Runner(Protocol):
+        NAME: str
+        SOURCE: bool
+
+        def detect(self, words: list[str]) -> bool: ...
+
+        def prepare(self, command: str, report: str, last: bool) -> tuple[str, dict] | None: ...
+
+        def results(self, report: str, output: str) -> list[dict] | None: ...
+
+        def is_test_file(self, rel: str) -> bool: ...
+
+
+RUNNERS: dict[str, str] = {
+    "pytest": "gatebench.hook.runners.pytest",
+    "jest": "gatebench.hook.runners.jest",
+    "vitest": "gatebench.hook.runners.vitest",
+    "ava": "gatebench.hook.runners.ava",
+    "mocha": "gatebench.hook.runners.mocha",
+    "tape": "gatebench.hook.runners.tape",
+    "go": "gatebench.hook.runners.go",
+    "cargo": "gatebench.hook.runners.cargo",
+}
+PACKAGE_RUNNERS = ("npm", "yarn", "pnpm", "bun")
+_SPLIT = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
+
+
+def get(name: str) -> Runner:
+    return importlib.import_module(RUNNERS[name])
+
+
+def script_of(command: str, repo: str) -> str:
+    """`npm test`, `npm run x`, `yarn x`, `pnpm test` -> the package.json script they run."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return command
+    if not words or os.path.basename(words[0]) not in PACKAGE_RUNNERS:
+        return command
+    rest = [w for w in words[1:] if not w.startswith("-")]
+    name = rest[1] if rest[:1] in (["run"], ["run-script"]) and len(rest) > 1 else rest[0] if rest else "test"
+    if name == "t":
+        name = "test"
+    try:
+        with open(os.path.join(repo, "package.json"), encoding="utf-8") as f:
+            scripts = json.load(f).get("scripts") or {}
+    except (OSError, ValueError, AttributeError):
+        return command
+    script = scripts.get(name) if isinstance(scripts, dict) else None
+    return script if isinstance(script, str) else command
+
+
+def segments(command: str) -> list[list[str]]:
+    out = []
+    for part in _SPLIT.split(command.strip()):
+        try:
+            words = shlex.split(part)
+        except ValueError:
+            words = part.split()
+        words = [w for w in words if "=" not in w or w.startswith("-")]  # FOO=1 prefixes
+        if words:
+            out.append(words)
+    return out
+
+
+def detect(command: str, repo: str) -> tuple[str | None, bool]:
+    """(runner name or None, whether it is the last command of the line, so flags appended to
+    the command reach it). `npm test` and friends are read through package.json."""
+    script = script_of(command, repo)
+    via_script = script != command
+    segs = segments(script)
+    for i, words in enumerate(segs):
+        for name in RUNNERS:
+            if get(name).detect(words):
+                return name, i == len(segs) - 1 and (not via_script or os.path.basename(
+                    shlex.split(command)[0]) in PACKAGE_RUNNERS)
+    return None, False
+
+
+def append_args(command: str, args: str, repo: str) -> str:
+    """Flags for the runner, given straight or after `--` to a package script."""
+    if script_of(command, repo) != command:
+        return f"{command} -- {args}"
+    return f"{command} {args}"
