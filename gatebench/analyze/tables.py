@@ -213,16 +213,17 @@ def provenance(a: Analysis) -> Table:
         [p.config, ", ".join(p.workers), p.simulated, ", ".join(p.sim_policies) or "–", ", ".join(p.models) or "–",
          ", ".join(p.reviewer_models) or "–",
          ", ".join(p.cli_versions) or "–", p.sealed, ", ".join(p.gatebench), ", ".join(p.config_hashes) or "–",
-         "; ".join(f"{t} {'/'.join(h)}" for t, h in p.tasks.items()), str(p.records)]
+         "; ".join(f"{t} {'/'.join(h)}" for t, h in p.tasks.items()), ", ".join(p.origins) or "matrix", str(p.records)]
         for p in a.provenance
     ]
     return Table(
         "What produced these numbers (per config)",
         ["config", "worker", "simulated", "sim policy", "model", "reviewer models", "CLI", "sealed", "gatebench", "config hash",
-         "tasks (hash)", "records"],
+         "tasks (hash)", "from", "records"],
         rows,
         "From the ledger records. worker sim = gatebench's scripted agent through the real CLI and a fake API: "
-        "its rates describe the simulator's policy. sealed: unknown when the records do not say.",
+        "its rates describe the simulator's policy. sealed: unknown when the records do not say. from: matrix = "
+        "a gatebench ledger; claude plugin eval = its aggregate-result.json.",
     )
 
 

@@ -175,6 +175,8 @@ class ConfigProvenance(Model):
     gatebench: list[str] = Field(description="gatebench version (git commit, dirty)")
     config_hashes: list[str]
     tasks: dict[str, list[str]] = Field(description="task -> task hashes seen")
+    origins: list[str] = Field(default_factory=list, description="what wrote the records: `matrix` (a gatebench "
+                               "ledger) or `claude plugin eval` (aggregate-result.json)")
 
 
 class Plan(Model):
