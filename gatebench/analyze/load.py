@@ -154,6 +154,9 @@ def to_run(d: dict, source: str, base_dir: str) -> Run:
     run = run if run is not None else _to_run_checked(d, source, base_dir)
     run.worker, run.sim_policy, run.sealed = record_fields(d)
     run.reviewer_models = reviewer_models(d)
+    raw = d.get("pretool")
+    if raw:  # a plugin arm's PreToolUse denials, read tolerantly (records before the field have none)
+        run.pretool = tuple((str(x.get("tool")), str(x.get("reason") or "")) for x in raw if isinstance(x, dict))
     return run
 
 
