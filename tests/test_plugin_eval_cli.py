@@ -183,10 +183,13 @@ def test_the_verdict_cannot_be_forged_by_the_agent(tmp_path: Path):
     runs = {x["task"]: x for x in private_runs(suite, "none")}
     assert runs["T1"]["verdict"]["solved"] is False and runs["T2"]["verdict"]["solved"] is False
     assert runs["T3"]["verdict"] is None and runs["T3"]["stops"] == []
+    # the hunt is on record: every tool call that named the private half (refused or not) is a leak attempt
+    assert any(str(private) in x for x in runs["T1"]["leaks"]) and runs["T2"]["leaks"] == []
     a = analyze(suite / "none", out=tmp_path / "analysis")
     cells = {c["task"]: c for c in a["cells"]}
     assert {t: cells[t]["solved"] for t in cells} == {"T1": False, "T2": False, "T3": False}
     assert cells["T3"]["status"] == "cap"
+    assert next(c for c in a["configs"] if c["config"] == "none")["leak"] == 1
     assert any("disagrees with gatebench's own verdict" in w for w in a["warnings"]), a["warnings"]
 
 

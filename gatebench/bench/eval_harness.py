@@ -147,6 +147,32 @@ def write_verdict(cwd: str, text: str) -> None:
         raise
 
 
+def private_roots(private: str) -> list[str]:
+    """Folders whose naming in a tool call is a leak attempt: the export's private half, and the bench home's
+    private folders (the checkout this harness runs from; claude plugin eval's sandbox may not hide it)."""
+    checkout = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return [private, *(os.path.join(checkout, d) for d in ("tasks", "hidden", "reference", "inject", "runs"))]
+
+
+def transcript_leaks(transcript: str | None, roots: list[str]) -> list[str]:
+    """`<Tool>#<n>: <folder>` for every tool call of the session whose input names a private folder (attempts
+    count, also when the sandbox refused them), as finalize's leak scan does for a cell."""
+    if not transcript:
+        return []
+    from gatebench.hook.util import read_jsonl
+
+    out, n = [], 0
+    for rec in read_jsonl(transcript)[0]:
+        msg = rec.get("message") if rec.get("type") == "assistant" else None
+        blocks = msg.get("content") if isinstance(msg, dict) else None
+        for b in blocks if isinstance(blocks, list) else []:
+            if isinstance(b, dict) and b.get("type") == "tool_use":
+                n += 1
+                text = json.dumps(b.get("input"))
+                out += [f"{b.get('name')}#{n}: {r}" for r in roots if r in text]
+    return sorted(set(out))[:50]
+
+
 def judge_final(run: dict, event: dict, private: str, config: str, rd: str) -> dict:
     """The verdict of the stop that let the agent go: solved = the hidden oracle passed and no protected path changed."""
     state = os.path.join(rd, "state")
@@ -197,6 +223,11 @@ def stop(private: str, config: str, raw: str) -> dict | None:
     else:
         run["stops"].append(stop_summary(event))
     if event.get("decision") != "block":
+        try:
+            run["leaks"] = transcript_leaks((data if isinstance(data, dict) else {}).get("transcript_path"),
+                                            private_roots(private))
+        except Exception as e:  # a flag, never the verdict: say why it is missing
+            run["errors"].append(f"{now_iso()}: leak scan failed: {type(e).__name__}: {e}")
         try:
             run["verdict"] = judge_final(run, event, private, config, rd)
         except Exception as e:  # no verdict is an unsolved run: say so, never crash (a crash lets the stop through)

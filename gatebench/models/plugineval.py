@@ -100,6 +100,8 @@ class PrivateRun(Open):
     api_base_url: str | None = Field(None, description="ANTHROPIC_BASE_URL the hook saw (which API played the agent)")
     stops: list[PrivateStop] = Field(default_factory=list)
     verdict: PrivateVerdict | None = None
+    leaks: list[str] = Field(default_factory=list, description="tool calls naming a private folder: `<Tool>#<n>: "
+                             "<folder>` (the export's private half, the bench home's tasks/hidden/reference/inject/runs)")
     errors: list[str] = Field(default_factory=list)
 
 
