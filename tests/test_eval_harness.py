@@ -24,6 +24,7 @@ def _keep_tmpdir(monkeypatch):
     else:
         monkeypatch.delenv("TMPDIR", raising=False)
     monkeypatch.setattr(tempfile, "tempdir", tempfile.tempdir)
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)  # as Claude Code sets it for the hook, never here
 
 
 @pytest.fixture

@@ -196,7 +196,7 @@ def one_run(path: Path, agg: Aggregate, case: AggCase, run: AggRun, arm: str, re
     task = m.tasks.get(case.name) if m else None
     versions = {"gatebench": m.gatebench if m else None, "git_commit": m.git_commit if m else None,
                 "git_dirty": m.git_dirty if m else None, "cli_version": agg.claudeVersion,
-                "model": model or case.model, "task_hash": task.task_hash if task else None,
+                "model": model or case.model or (prun.model if prun else None), "task_hash": task.task_hash if task else None,
                 "config_hash": cfg.config_hash if cfg else None, "origin": ORIGIN}
     paths = {"trace": run.tracePath} if run.tracePath else {}
     if rpath is not None:

@@ -154,23 +154,27 @@ def private_roots(private: str) -> list[str]:
     return [private, *(os.path.join(checkout, d) for d in ("tasks", "hidden", "reference", "inject", "runs"))]
 
 
-def transcript_leaks(transcript: str | None, roots: list[str]) -> list[str]:
-    """`<Tool>#<n>: <folder>` for every tool call of the session whose input names a private folder (attempts
-    count, also when the sandbox refused them), as finalize's leak scan does for a cell."""
+def scan_transcript(transcript: str | None, roots: list[str]) -> tuple[list[str], str | None]:
+    """(leaks, model) of the session so far. leaks: `<Tool>#<n>: <folder>` for every tool call whose input names a
+    private folder (attempts count, also when the sandbox refused them), as finalize's leak scan does for a cell;
+    model: the one the assistant messages say answered (the aggregate file does not say)."""
     if not transcript:
-        return []
+        return [], None
     from gatebench.hook.util import read_jsonl
 
-    out, n = [], 0
+    out, n, model = [], 0, None
     for rec in read_jsonl(transcript)[0]:
         msg = rec.get("message") if rec.get("type") == "assistant" else None
-        blocks = msg.get("content") if isinstance(msg, dict) else None
+        if not isinstance(msg, dict):
+            continue
+        model = msg.get("model") if isinstance(msg.get("model"), str) else model
+        blocks = msg.get("content")
         for b in blocks if isinstance(blocks, list) else []:
             if isinstance(b, dict) and b.get("type") == "tool_use":
                 n += 1
                 text = json.dumps(b.get("input"))
                 out += [f"{b.get('name')}#{n}: {r}" for r in roots if r in text]
-    return sorted(set(out))[:50]
+    return sorted(set(out))[:50], model
 
 
 def judge_final(run: dict, event: dict, private: str, config: str, rd: str) -> dict:
@@ -198,7 +202,8 @@ def stop(private: str, config: str, raw: str) -> dict | None:
         data = json.loads(raw) if raw.strip() else {}
     except ValueError:
         data = {}
-    cwd = str((data if isinstance(data, dict) else {}).get("cwd") or os.getcwd())
+    # The session's project dir (Claude Code sets it for the hook; the Stop input's `cwd` follows the agent's cd)
+    cwd = os.environ.get("CLAUDE_PROJECT_DIR") or str((data if isinstance(data, dict) else {}).get("cwd") or os.getcwd())
     rd = run_dir(private, config, cwd)
     run_path = os.path.join(rd, "run.json")
     if not os.path.isfile(run_path):
@@ -224,8 +229,8 @@ def stop(private: str, config: str, raw: str) -> dict | None:
         run["stops"].append(stop_summary(event))
     if event.get("decision") != "block":
         try:
-            run["leaks"] = transcript_leaks((data if isinstance(data, dict) else {}).get("transcript_path"),
-                                            private_roots(private))
+            run["leaks"], run["model"] = scan_transcript(
+                (data if isinstance(data, dict) else {}).get("transcript_path"), private_roots(private))
         except Exception as e:  # a flag, never the verdict: say why it is missing
             run["errors"].append(f"{now_iso()}: leak scan failed: {type(e).__name__}: {e}")
         try:

@@ -98,6 +98,7 @@ class PrivateRun(Open):
     scaffolded_at: str
     session_id: str | None = None
     api_base_url: str | None = Field(None, description="ANTHROPIC_BASE_URL the hook saw (which API played the agent)")
+    model: str | None = Field(None, description="the model the session's assistant messages name (its transcript)")
     stops: list[PrivateStop] = Field(default_factory=list)
     verdict: PrivateVerdict | None = None
     leaks: list[str] = Field(default_factory=list, description="tool calls naming a private folder: `<Tool>#<n>: "
