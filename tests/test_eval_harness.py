@@ -19,10 +19,9 @@ def _keep_tmpdir(monkeypatch):
     """The harness points TMPDIR (and tempfile's cache) at the run's private tmp: undo it after each test."""
     import tempfile
 
-    if "TMPDIR" in os.environ:
-        monkeypatch.setenv("TMPDIR", os.environ["TMPDIR"])
-    else:
-        monkeypatch.delenv("TMPDIR", raising=False)
+    # setenv records the old state, an absent variable included (delenv of an absent one records nothing, and the
+    # harness's TMPDIR would then leak into every later test: the matrix's fork server socket path grows too long)
+    monkeypatch.setenv("TMPDIR", os.environ.get("TMPDIR") or tempfile.gettempdir())
     monkeypatch.setattr(tempfile, "tempdir", tempfile.tempdir)
     monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)  # as Claude Code sets it for the hook, never here
 
