@@ -16,12 +16,15 @@ from gatebench.errors import UsageError
 from gatebench.models.plugineval import VERDICT_FILE, CaseTemplate, ExportManifest
 
 
-def test_one_plugin_per_config_one_case_per_task_and_a_private_half_beside_them(tmp_path: Path):
+def test_one_plugin_per_config_one_case_per_task_and_a_private_half_beside_them(tmp_path: Path, capsys):
+    from gatebench.cli import main
+
     out = tmp_path / "suite"
-    r = gatebench_cli("export", "plugin-eval", "--tasks", "T1,T2", "--configs", "none", "tests", "--out", str(out),
-                      "--runs", "2", "--max-turns", "20", "--timeout-s", "600")
-    assert f"claude plugin eval {out / 'tests'} --scaffold --trust-plugin --ablation none" in r.stdout
-    assert f"gatebench analyze {out}" in r.stdout
+    assert main(["export", "plugin-eval", "--tasks", "T1,T2", "--configs", "none", "tests", "--out", str(out),
+                 "--runs", "2", "--max-turns", "20", "--timeout-s", "600"]) == 0
+    printed = capsys.readouterr().out
+    assert f"claude plugin eval {out / 'tests'} --scaffold --trust-plugin --ablation none" in printed
+    assert f"gatebench analyze {out}" in printed
     assert sorted(p.name for p in out.iterdir()) == [".gatebench", "README.md", "none", "tests"]
     m = ExportManifest.model_validate_json((out / ".gatebench" / "export.json").read_text())
     assert set(m.configs) == {"none", "tests"} and set(m.tasks) == {"T1", "T2"} and m.runs == 2
