@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import shlex
+import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
@@ -110,3 +111,25 @@ def describe_run(run: CompletedRun, api: FakeMessagesApi | None = None) -> str:
                 f"api #{e['seq']} {e['path']} {e.get('status')} {e.get('reply', {}).get('note', '')} {e.get('error', '')}"
             )
     return "\n".join(lines)
+
+
+def run_plugin_eval(plugin: Path, base_url: str, root: Path, *extra: str,
+                    timeout_s: float = 300.0) -> subprocess.CompletedProcess:
+    """`claude plugin eval PLUGIN` as gatebench's export says to run it, against `base_url`.
+
+    HOME and TMPDIR are fresh folders under `root` (claude plugin eval denies the agent both, and makes each
+    run's directory under TMPDIR); results go where the CLI puts them, `PLUGIN/evals/results/<timestamp>/`,
+    unless `extra` says `--output-dir`. Under /tmp the agent's Bash
+    cannot write its working directory (the run's sandbox denies writes to /tmp, seen on 2.1.332): scripted
+    agents here write with the file tools.
+    """
+    from gatebench.bench.plugineval import GATED_TOOLS
+
+    claude = require_claude()
+    home, tmp = root / "home", root / "tmp"
+    home.mkdir(parents=True, exist_ok=True)
+    tmp.mkdir(parents=True, exist_ok=True)
+    env = claude_env(base_url, home, {"TMPDIR": str(tmp)})
+    argv = [str(claude), "plugin", "eval", str(plugin), "--scaffold", "--trust-plugin", "--ablation", "none",
+            "--allow-tools", *GATED_TOOLS, "--no-publish", *extra]
+    return subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=timeout_s)

@@ -68,7 +68,8 @@ def gate_stats(runs: list[Run], confidence: float) -> list[GateStats]:
             # The stop as a whole: blocked if any gate blocked; passed if none blocked and one passed.
             t.add("block" if any_block else ("pass" if any_pass else "error"), oracle)
     out = []
-    for config in sorted(order):
+    pretool = pretool_stats(runs, confidence)
+    for config in sorted(order | pretool.keys()):
         names = order[config] + ([ANY] if config in multi else [])
         for name in names:
             t = tallies[(config, name)]
@@ -85,4 +86,32 @@ def gate_stats(runs: list[Run], confidence: float) -> list[GateStats]:
                     false_block_rate=ratio(t.fp, t.fp + t.tn, confidence),
                 )
             )
+        if config in pretool:
+            out.append(pretool[config])
+    return out
+
+
+def pretool_stats(runs: list[Run], confidence: float) -> dict[str, GateStats]:
+    """One `pretool` row per config whose runs a PreToolUse hook (a plugin arm) denied tool calls in.
+
+    A denial refuses an action while the agent works, not a delivered state: no oracle judges that moment,
+    so denials are counted (as no_oracle verdicts, with the runs they fell in and their reasons) and never
+    scored as TP/FP. What they bought shows in the arm's solve rate and Δ.
+    """
+    from collections import Counter
+
+    counts: dict[str, Counter] = defaultdict(Counter)
+    denied_runs: dict[str, int] = defaultdict(int)
+    for r in runs:
+        if r.pretool:
+            denied_runs[r.config] += 1
+            counts[r.config].update(reason for _tool, reason in r.pretool)
+    out = {}
+    for config, reasons in counts.items():
+        n = sum(reasons.values())
+        out[config] = GateStats(
+            config=config, gate="PreToolUse", kind="pretool", verdicts=0, tp=0, fp=0, fn=0, tn=0, errors=0,
+            skipped=0, no_oracle=n, precision=ratio(0, 0, confidence), recall=ratio(0, 0, confidence),
+            false_block_rate=ratio(0, 0, confidence), denials=n, denied_runs=denied_runs[config],
+            reasons=[f"{c}x {why}" for why, c in reasons.most_common(3)])
     return out

@@ -54,6 +54,9 @@ class Run:
     sim_policy: str | None = None
     sealed: bool | None = None
     reviewer_models: tuple = ()
+    origin: str = "matrix"  # what wrote the record: a gatebench ledger, or `claude plugin eval` (plugineval.py)
+    error: str | None = None  # why a run is not ok, where the source says (plugin-eval runs)
+    pretool: tuple = ()  # PreToolUse denials: ((tool, reason), ...) in order (plugin arms of a matrix)
 
 
 @dataclass
@@ -151,6 +154,9 @@ def to_run(d: dict, source: str, base_dir: str) -> Run:
     run = run if run is not None else _to_run_checked(d, source, base_dir)
     run.worker, run.sim_policy, run.sealed = record_fields(d)
     run.reviewer_models = reviewer_models(d)
+    raw = d.get("pretool")
+    if raw:  # a plugin arm's PreToolUse denials, read tolerantly (records before the field have none)
+        run.pretool = tuple((str(x.get("tool")), str(x.get("reason") or "")) for x in raw if isinstance(x, dict))
     return run
 
 
@@ -281,6 +287,18 @@ def ledger_path(arg: Path) -> Path:
     return arg / "results.jsonl" if arg.is_dir() else arg
 
 
+def sources(arg: Path) -> tuple[list[Path], list[Path]]:
+    """(ledgers, plugin-eval aggregates) a path stands for: a run folder or ledger file; an
+    aggregate-result.json, or a folder holding some anywhere below (a results folder, a suite, an export)."""
+    from gatebench.analyze.plugineval import find_aggregates, is_aggregate
+
+    if arg.is_dir() and not (arg / "results.jsonl").is_file():
+        return [], find_aggregates(arg)
+    if arg.is_file() and is_aggregate(arg):
+        return [], [arg]
+    return [ledger_path(arg)], []
+
+
 def read_ledger(path: Path, out: Loaded) -> None:
     info = LedgerInfo(path=str(path))
     out.ledgers.append(info)
@@ -341,5 +359,12 @@ def read_ledger(path: Path, out: Loaded) -> None:
 def load(paths: list[Path]) -> Loaded:
     out = Loaded()
     for p in paths:
-        read_ledger(ledger_path(p), out)
+        ledgers, aggregates = sources(p)
+        for ledger in ledgers:
+            read_ledger(ledger, out)
+        if aggregates:
+            from gatebench.analyze.plugineval import read_aggregate
+
+            for agg in aggregates:
+                read_aggregate(agg, out)
     return out

@@ -80,7 +80,11 @@ def build(
     resolved = cells_mod.resolve(loaded.runs)
     warnings += resolved.warnings
     warnings += cells_mod.version_warnings(resolved.scored)
-    unsealed = sum(1 for r in resolved.scored if not r.sealed)
+    unsealed = sum(1 for r in resolved.scored if not r.sealed and r.origin == "matrix")
+    from_pe = sum(1 for r in resolved.scored if r.origin != "matrix")
+    if from_pe:
+        warnings.append(f"{from_pe} scored run(s) came from `claude plugin eval`: the agent ran in that command's "
+                        "sandbox, not in gatebench's sealed cells (SPEC.md section 18 says what it hides)")
     if unsealed:
         warnings.append(f"{unsealed} of {len(resolved.scored)} scored record(s) ran unsealed (sealed: false): the "
                         "agent could have reached what judged it; trust their scores less")

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Literal
 
 from gatebench.models.analysis import ConfigProvenance
 
+PLUGIN_EVAL = "claude plugin eval"  # == gatebench.analyze.plugineval.ORIGIN (that module imports load, which imports this)
+
 if TYPE_CHECKING:  # load imports this module's record readers
     from gatebench.analyze.load import Run
 
@@ -82,6 +84,7 @@ def config_provenance(config: str, runs: list[Run]) -> ConfigProvenance:
         gatebench=sorted({_gatebench(r) for r in runs}),
         config_hashes=_values(runs, "config_hash"),
         tasks={t: sorted(tasks[t]) for t in sorted(tasks, key=_natural)},
+        origins=sorted({r.origin for r in runs}),
     )
 
 
@@ -94,6 +97,21 @@ def provenance(runs: list[Run], configs: list[str]) -> list[ConfigProvenance]:
 
 def notice(prov: list[ConfigProvenance]) -> str:
     """The report's first line: who played the agent, and what the rates and dollars therefore describe."""
+    return _origin_note(prov) + _agent_note(prov)
+
+
+def _origin_note(prov: list[ConfigProvenance]) -> str:
+    pe = [p for p in prov if PLUGIN_EVAL in p.origins]
+    if not pe:
+        return ""
+    names = "every config" if len(pe) == len(prov) else "config(s) " + ", ".join(p.config for p in pe)
+    clis = sorted({c for p in pe for c in p.cli_versions}) or ["unknown"]
+    return (f"FROM CLAUDE PLUGIN EVAL: {names} came from `claude plugin eval` (aggregate-result.json, Claude Code "
+            f"{', '.join(clis)}): one arm per config, a case per task, runs paired by case and run index; the agent "
+            "ran in that command's sandbox, not in gatebench's sealed cells. ")
+
+
+def _agent_note(prov: list[ConfigProvenance]) -> str:
     sim = [p for p in prov if p.simulated != "no"]
     if sim:
         names = "every config" if len(sim) == len(prov) else "config(s) " + ", ".join(p.config for p in sim)
@@ -109,6 +127,6 @@ def notice(prov: list[ConfigProvenance]) -> str:
     models = sorted({m for p in prov for m in p.models}) or ["unknown"]
     clis = sorted({c for p in prov for c in p.cli_versions}) or ["unknown"]
     workers = sorted({w for p in prov for w in p.workers})
-    dollars = ("dollars are the CLI's reported costs" if workers == ["claude"]
+    dollars = ("dollars are the CLI's reported costs" if set(workers) <= {"claude", "plugin-eval"}
                else "dollars as the records state them")  # e.g. synthetic ledgers (worker synth)
     return f"Agent: worker {', '.join(workers)}, model {', '.join(models)}, Claude Code CLI {', '.join(clis)}; {dollars}."

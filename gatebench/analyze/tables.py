@@ -163,18 +163,23 @@ def costs(a: Analysis) -> Table:
 
 def gates(a: Analysis) -> Table:
     rows = [
-        [g.config, g.gate, g.kind, str(g.verdicts), f"{g.tp}/{g.fp}/{g.fn}/{g.tn}",
+        [g.config, g.gate, g.kind,
+         str(g.verdicts) if g.kind != "pretool" else f"{g.denials} denials in {g.denied_runs} run(s)",
+         f"{g.tp}/{g.fp}/{g.fn}/{g.tn}",
          pct(g.precision.value), ci(g.precision), pct(g.recall.value), ci(g.recall),
          pct(g.false_block_rate.value), ci(g.false_block_rate), f"{g.errors}/{g.skipped}/{g.no_oracle}"]
         for g in a.gates
     ]
+    reasons = "; ".join(f"{g.config}: {', '.join(g.reasons)}" for g in a.gates if g.kind == "pretool" and g.reasons)
     return Table(
         "Gates as classifiers of the oracle, at every stop attempt",
         ["config", "gate", "kind", "verdicts", "TP/FP/FN/TN", "precision", "95% CI", "recall", "95% CI",
          "false-block", "95% CI", "error/skipped/no oracle"],
         rows,
         "Positive = the gate blocks; truth positive = the hidden oracle fails at that stop. Wilson intervals "
-        "treat stops as independent.",
+        "treat stops as independent. Kind pretool: a plugin arm's PreToolUse denials, counted per tool call "
+        "(no oracle judges that moment, so they are not scored)" + (f"; most frequent reasons: {reasons}" if reasons
+                                                                     else "") + ".",
     )
 
 
@@ -213,16 +218,17 @@ def provenance(a: Analysis) -> Table:
         [p.config, ", ".join(p.workers), p.simulated, ", ".join(p.sim_policies) or "–", ", ".join(p.models) or "–",
          ", ".join(p.reviewer_models) or "–",
          ", ".join(p.cli_versions) or "–", p.sealed, ", ".join(p.gatebench), ", ".join(p.config_hashes) or "–",
-         "; ".join(f"{t} {'/'.join(h)}" for t, h in p.tasks.items()), str(p.records)]
+         "; ".join(f"{t} {'/'.join(h)}" for t, h in p.tasks.items()), ", ".join(p.origins) or "matrix", str(p.records)]
         for p in a.provenance
     ]
     return Table(
         "What produced these numbers (per config)",
         ["config", "worker", "simulated", "sim policy", "model", "reviewer models", "CLI", "sealed", "gatebench", "config hash",
-         "tasks (hash)", "records"],
+         "tasks (hash)", "from", "records"],
         rows,
         "From the ledger records. worker sim = gatebench's scripted agent through the real CLI and a fake API: "
-        "its rates describe the simulator's policy. sealed: unknown when the records do not say.",
+        "its rates describe the simulator's policy. sealed: unknown when the records do not say. from: matrix = "
+        "a gatebench ledger; claude plugin eval = its aggregate-result.json.",
     )
 
 

@@ -21,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+from gatebench.bench import arms
 from gatebench.bench.benchstate import bench_resolved, oracle_binding
 from gatebench.bench.cell import CellPaths
 from gatebench.bench.leaks import content_leaks, scan, symlinks_out
@@ -308,6 +309,8 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
     findings += in_process_findings(cell.repo, d.created + d.changed)
     findings += symlinks_out(cell.repo, [*private, project_root()])
     findings += content_leaks(cell.repo, tf.hidden, None if sim_worker else tf.reference, tf.repo)
+    arm_fields, arm_findings = arms.record_fields(meta, events)  # PreToolUse denials; a plugin arm's name
+    findings += arm_findings
     tamper_notes = [f"{f['path']}: {f['why']}" for f in findings if f["kind"] == "tamper"]
     leak_notes = [f"{f['path']}: {f['why']}" for f in findings if f["kind"] == "leak"]
     result = sm["result"] or {}
@@ -367,6 +370,7 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
                               "hook_non_blocking_error": tm["hook_non_blocking_error"],
                               "tool_calls": tm["tool_calls"]} if tm else None),
     }
+    record.update(arm_fields)
     timing["finalize_s"] = round(time.monotonic() - t0 - oracle_s, 3)
     record["timing"] = timing
     rec = ResultRecord.model_validate(escaped(record))

@@ -35,6 +35,8 @@ from pathlib import Path
 from typing import TextIO
 
 from gatebench.bench import ledger
+from gatebench.bench.arms import BASE_CONFIG, Arm
+from gatebench.bench.arms import check as check_arm
 from gatebench.bench.cell import CellPaths
 from gatebench.bench.prep import prep, seed_for
 from gatebench.bench.tasks import load_task, task_ids
@@ -64,6 +66,7 @@ class MatrixSpec:
     runs_dir: Path = field(default_factory=lambda: project_root() / "runs")
     retries: int = 2
     seed: int = 0
+    arms: dict[str, Path] = field(default_factory=dict)  # plugin arms (--arm NAME=PLUGIN_DIR): name -> plugin folder
 
     @property
     def run_dir(self) -> Path:
@@ -79,8 +82,11 @@ class MatrixSpec:
 
     def pinned(self) -> dict:
         o = self.opts
-        return {"worker": self.worker, "model": o.model, "max_turns": o.max_turns, "timeout_s": o.timeout_s,
+        pins = {"worker": self.worker, "model": o.model, "max_turns": o.max_turns, "timeout_s": o.timeout_s,
                 "max_budget_usd": o.max_budget_usd, "policy": o.policy if self.worker == "sim" else None}
+        if self.arms:  # only then: runs from before plugin arms resume as they were
+            pins["arms"] = {n: check_arm(Arm(n, p), []) for n, p in sorted(self.arms.items())}
+        return pins
 
 
 @dataclass(frozen=True)
@@ -106,7 +112,7 @@ def all_configs() -> list[str]:
 
 
 def plan(spec: MatrixSpec) -> list[Cell]:
-    return [Cell(c, t, r) for r in range(spec.reps) for t in spec.tasks for c in spec.configs]
+    return [Cell(c, t, r) for r in range(spec.reps) for t in spec.tasks for c in [*spec.configs, *spec.arms]]
 
 
 def preflight(spec: MatrixSpec, env: dict | None = None) -> dict:
@@ -130,6 +136,10 @@ def preflight(spec: MatrixSpec, env: dict | None = None) -> dict:
         for d in resolve_reviewers(cfg).values():
             if d.backend == "claude":
                 reviewer_models.setdefault(d.model or "(the CLI's default)", []).append(cfg.name)
+    if spec.arms:
+        load_config(BASE_CONFIG)
+        for n, p in spec.arms.items():
+            check_arm(Arm(n, p), list(names))
     for t in spec.tasks:
         tf = load_task(t)
         if not tf.hidden.is_dir():
@@ -356,9 +366,11 @@ class Matrix:
         spec = self.spec
         cell_dir = cell.dir(spec.run_dir)
         t0 = time.monotonic()
+        # a plugin arm: the no-gate config with the plugin loaded (bench/arms.py)
+        arm = Arm(cell.config, spec.arms[cell.config]) if cell.config in spec.arms else None
         try:
-            prep(cell.task, cell.config, cell_dir, rep=cell.rep, run_id=spec.run_id, force=True,
-                 seed=seed_for(cell.task, cell.rep, spec.seed))
+            prep(cell.task, BASE_CONFIG if arm else cell.config, cell_dir, rep=cell.rep, run_id=spec.run_id,
+                 force=True, seed=seed_for(cell.task, cell.rep, spec.seed), arm=arm)
         except UsageError:
             raise
         except Exception as e:

@@ -17,7 +17,8 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
-from gatebench.bench import seal
+from gatebench.bench import arms, seal
+from gatebench.bench.arms import Arm
 from gatebench.bench.benchstate import bench_resolved
 from gatebench.bench.cell import CellPaths
 from gatebench.bench.taskenv import path_with
@@ -28,7 +29,7 @@ from gatebench.installer import settings as st
 from gatebench.installer.configs import load_config
 from gatebench.installer.install import read_settings, write_settings
 from gatebench.installer.statedir import write_state
-from gatebench.models.cell import CellMeta
+from gatebench.models.cell import ArmMeta, CellMeta
 from gatebench.paths import project_root
 
 GIT_ID = ["-c", "user.name=gatebench", "-c", "user.email=gatebench@localhost", "-c", "commit.gpgsign=false",
@@ -66,7 +67,7 @@ def work_settings(current: dict, python: str, state: Path, timeout_s: int, deny:
     return out
 
 
-def seal_paths(cell: CellPaths, python: str) -> seal.SealPaths:
+def seal_paths(cell: CellPaths, python: str, readable: tuple[Path, ...] = ()) -> seal.SealPaths:
     """The seal's paths for a cell at its final place, links resolved (the sandbox binds real paths).
 
     A matrix cell (`<runs>/<run-id>/cells/<config>/<task>/r<rep>`) also hides its run folder (the ledger names
@@ -77,7 +78,8 @@ def seal_paths(cell: CellPaths, python: str) -> seal.SealPaths:
     up = root.parents
     runs = (up[3], up[4]) if len(up) > 4 and up[2].name == "cells" else ()
     return seal.SealPaths(bench=project_root(), cell=root, repo=root / "repo", state=root / "state",
-                          home=root / "home", python=python, also_private=runs)
+                          home=root / "home", python=python, also_private=runs,
+                          readable=tuple(root / p.relative_to(cell.root) for p in readable))
 
 
 def git_baseline(repo: Path) -> str:
@@ -99,14 +101,14 @@ def git_baseline(repo: Path) -> str:
 
 
 def _build(tmp: CellPaths, final: CellPaths, tf: TaskFiles, cfg_name: str, cfg, *, rep: int,
-           run_id: str | None, seed: int, python: str) -> CellMeta:
+           run_id: str | None, seed: int, python: str, arm: ArmMeta | None = None) -> CellMeta:
     copy_tree(tf.repo, tmp.repo)
     resolved = bench_resolved(cfg, tf, final.repo, final.state, python)
     sfile = tmp.repo / ".claude" / "settings.json"
     current = read_settings(sfile)
     timeout = int(cfg.budget.hook_seconds + SETTINGS_TIMEOUT_MARGIN_S)
     deny = deny_rules([tf.hidden, tf.reference, tf.inject, final.state])
-    sp = seal_paths(final, python)
+    sp = seal_paths(final, python, readable=(Path(arm.plugin_dir),) if arm else ())
     settings = seal.seal_settings(work_settings(current, python, final.state, timeout, deny), sp, python)
     if tf.task.env is not None:  # the agent's own `python` is the task environment's
         env_dir = Path(resolved.python).parent.parent
@@ -123,17 +125,22 @@ def _build(tmp: CellPaths, final: CellPaths, tf: TaskFiles, cfg_name: str, cfg, 
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         task_hash=tree_hash(tf.dir, tf.hidden), config_hash=resolved.config_hash,
         hidden_dir=str(tf.hidden.resolve()), reference_dir=str(tf.reference.resolve()),
-        inject_dir=str(tf.inject.resolve()), baseline_commit=commit,
+        inject_dir=str(tf.inject.resolve()), baseline_commit=commit, arm=arm,
     )
     tmp.meta.write_text(meta.model_dump_json(indent=1) + "\n")
     return meta
 
 
 def prep(task_id: str, config: str, out: Path, *, rep: int = 0, run_id: str | None = None,
-         seed: int | None = None, python: str | None = None, force: bool = False) -> CellMeta:
-    """Make the cell `out` (see gatebench/cell.py for its layout). Bad input raises UsageError, nothing written."""
+         seed: int | None = None, python: str | None = None, force: bool = False, arm: Arm | None = None) -> CellMeta:
+    """Make the cell `out` (see gatebench/cell.py for its layout). Bad input raises UsageError, nothing written.
+
+    With `arm` (a plugin arm, gatebench/bench/arms.py) the cell runs `config` (none) with the plugin's copy
+    loaded; its records carry the arm's name as their config.
+    """
     tf = load_task(task_id)
     cfg = load_config(config)
+    plugin_hash = arms.check(arm, []) if arm is not None else None
     if not tf.hidden.is_dir():
         raise UsageError(f"task {task_id}: hidden tests {tf.hidden} not found")
     out = out.absolute()
@@ -147,8 +154,14 @@ def prep(task_id: str, config: str, out: Path, *, rep: int = 0, run_id: str | No
     tmp = CellPaths(out.parent / f".{out.name}.prep-{os.getpid()}-{uuid.uuid4().hex[:6]}")
     tmp.root.mkdir()
     try:
+        arm_meta = None
+        if arm is not None:  # before the settings: the seal gives the copy back to read
+            copy = arms.copy_into(arm, tmp.root)
+            arm_meta = ArmMeta(name=arm.name, plugin_source=str(arm.plugin), plugin_dir=str(out / copy.relative_to(tmp.root)),
+                               plugin_hash=str(plugin_hash), plugin_name=arms.manifest_name(arm.plugin))
         meta = _build(tmp, CellPaths(out), tf, cfg.name, cfg, rep=rep, run_id=run_id,
-                      seed=seed_for(task_id, rep) if seed is None else seed, python=python or sys.executable)
+                      seed=seed_for(task_id, rep) if seed is None else seed, python=python or sys.executable,
+                      arm=arm_meta)
         if out.exists():
             trash = out.parent / f".{out.name}.old-{uuid.uuid4().hex[:6]}"
             out.rename(trash)

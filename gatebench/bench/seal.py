@@ -46,6 +46,7 @@ class SealPaths:
     home: Path
     python: str  # the interpreter the task's tests run with
     also_private: tuple[Path, ...] = ()  # more folders to hide (a matrix cell's run folder and runs folder)
+    readable: tuple[Path, ...] = ()  # more folders given back to read, never to write (a plugin arm's copy)
 
     @property
     def tmp(self) -> Path:
@@ -92,7 +93,7 @@ def read_rules(sp: SealPaths, *, guard: bool = False) -> tuple[list[str], list[s
     """
     deny = [sp.bench, *(sp.bench / d for d in PRIVATE), *git_dirs(sp.bench), *sp.also_private, sp.cell, Path("/tmp"),
             Path("/var/tmp")]
-    allow = [sp.repo, *([sp.agent_tmp] if guard else [])]
+    allow = [sp.repo, *sp.readable, *([sp.agent_tmp] if guard else [])]
     env = python_env(sp.python)
     if env is not None:
         allow.append(env)

@@ -26,6 +26,7 @@ VERBS: dict[str, str] = {
     "review": "gatebench.cli.review",
     "selftest": "gatebench.cli.selftest",
     "task": "gatebench.cli.task",
+    "export": "gatebench.cli.export",
 }
 
 # Exit codes scripts can trust (SPEC.md, "Exit codes").

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from gatebench.errors import UsageError
 
-HELP = "analyze ledgers: solve rates, paired Δ, gates as classifiers, cost; writes summary.md, analysis.json, report.html"
+HELP = ("analyze ledgers or claude plugin eval results: solve rates, paired Δ, gates as classifiers, cost; writes "
+        "summary.md, analysis.json, report.html")
 DESCRIPTION = (
     "Read one or more ledgers (runs/<run-id>/results.jsonl), score every cell and write summary.md, "
     "analysis.json and report.html; print the headline table. Bad lines (a truncated last line, an unknown "
@@ -20,7 +21,9 @@ DESCRIPTION = (
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("run_dirs", nargs="*", metavar="RUN_DIR",
-                   help="run folder(s) holding results.jsonl, or ledger file(s); default: the newest folder in runs/")
+                   help="run folder(s) holding results.jsonl, or ledger file(s); or claude plugin eval results: "
+                        "aggregate-result.json file(s), or folder(s) holding them anywhere below (an exported "
+                        "suite); default: the newest folder in runs/")
     p.add_argument("--baseline", default="none", metavar="CONFIG",
                    help="config the others are compared with, paired by task (default: none, the no-gate config)")
     p.add_argument("--out", type=Path, metavar="DIR", help="output folder (default: <first RUN_DIR>/analysis)")
@@ -47,7 +50,11 @@ def find_ledgers(args_dirs: list[str], runs_root: Path) -> list[Path]:
         if not p.exists():
             raise UsageError(f"{p}: no such run folder or ledger file")
         if p.is_dir() and not (p / "results.jsonl").is_file():
-            raise UsageError(f"{p / 'results.jsonl'}: not found (is {p} a run folder?)")
+            from gatebench.analyze.plugineval import find_aggregates
+
+            if not find_aggregates(p):
+                raise UsageError(f"{p / 'results.jsonl'}: not found, nor any aggregate-result.json below {p} "
+                                 "(is it a run folder, or claude plugin eval results?)")
         out.append(p)
     return out
 

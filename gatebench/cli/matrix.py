@@ -26,6 +26,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="config names, space- or comma-separated (default: every configs/*.yaml)")
     p.add_argument("--tasks", type=_list, nargs="+", metavar="ID",
                    help="task ids, space- or comma-separated (default: every tasks/T*)")
+    p.add_argument("--arm", action="append", default=[], metavar="NAME=PLUGIN_DIR",
+                   help="a Claude Code plugin as one more arm (repeatable): its cells run the no-gate config `none` "
+                        "with the plugin loaded (--plugin-dir), scored by the same oracle; its PreToolUse denials "
+                        "are recorded. A PreToolUse gate (TDD Guard), a skill or a whole plugin")
     p.add_argument("--reps", type=int, default=1, help="repetitions per (config, task) (default 1)")
     p.add_argument("--jobs", type=int, default=1, help="cells run at the same time (default 1)")
     add_cap_arguments(p)
@@ -70,11 +74,20 @@ def run(args: argparse.Namespace) -> int:
 
         require_ray()  # before any other work: a missing extra is bad input
     opts = worker_options(args)
+    from gatebench.bench.arms import parse as parse_arm
+
+    arms = [parse_arm(a) for a in args.arm]
+    dup = sorted({a.name for a in arms if sum(b.name == a.name for b in arms) > 1})
+    if dup:
+        raise UsageError(f"--arm: named twice: {', '.join(dup)}")
+    if arms and args.executor == "ray":
+        raise UsageError("--arm runs on the local executor only (the Ray executor does not ship plugins)")
     configs = [c for group in args.configs or [] for c in group]
     tasks = [t for group in args.tasks or [] for t in group]
     spec = MatrixSpec(configs=configs or all_configs(), tasks=tasks or default_tasks(), reps=args.reps,
                       jobs=args.jobs, worker=args.worker, opts=opts, max_cost_usd=args.max_cost_usd,
-                      run_id=args.run_id or default_run_id(), retries=args.retries, seed=args.seed)
+                      run_id=args.run_id or default_run_id(), retries=args.retries, seed=args.seed,
+                      arms={a.name: a.plugin for a in arms})
     if args.runs_dir:
         spec.runs_dir = args.runs_dir.absolute()
     pre = preflight(spec)
@@ -91,7 +104,8 @@ def run(args: argparse.Namespace) -> int:
                            else (opts.max_budget_usd, "the per-cell cap (an upper bound)"))
     est = per_cell * todo
     fake = " (sim: fake dollars from the CLI's price table, nothing is paid)" if spec.worker == "sim" else ""
-    print(f"[preflight] {len(spec.configs)} config(s) x {len(spec.tasks)} task(s) x {spec.reps} rep(s) = {len(cells)} "
+    arm_note = f" + {len(spec.arms)} plugin arm(s) ({', '.join(spec.arms)})" if spec.arms else ""
+    print(f"[preflight] {len(spec.configs)} config(s){arm_note} x {len(spec.tasks)} task(s) x {spec.reps} rep(s) = {len(cells)} "
           f"cells; {len(done)} done, {todo} to run; worker {spec.worker}, model {opts.model}, CLI {pre['cli_version']}")
     from gatebench.claude_cli import DEFAULT_REVIEWER_MODEL, DEFAULT_WORKER_MODEL
 

@@ -19,6 +19,11 @@ MODELS = {
     "sim-policy": ("gatebench.models.sim", "SimPolicy"),
     "reviewer": ("gatebench.models.reviewer", "ReviewerDef"),
     "analysis": ("gatebench.models.analysis", "Analysis"),
+    "plugin-eval-export": ("gatebench.models.plugineval", "ExportManifest"),
+    "plugin-eval-case": ("gatebench.models.plugineval", "CaseTemplate"),
+    "plugin-eval-run": ("gatebench.models.plugineval", "PrivateRun"),
+    "plugin-eval-sim": ("gatebench.models.plugineval", "SimRun"),
+    "plugin-eval-aggregate": ("gatebench.models.plugineval", "Aggregate"),
 }
 
 

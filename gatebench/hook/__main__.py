@@ -44,41 +44,28 @@ def main(argv: list[str]) -> int:
     except (OSError, UnicodeDecodeError) as e:
         raw = ""
         print(f"gatebench hook: cannot read stdin: {e}", file=sys.stderr)
+    output: dict | None
     try:
         from gatebench.hook import run
-        from gatebench.hook.state import append_event
-
+    except Exception as e:  # a broken checkout: still say so, never a silent crash (exit 1 = silent allow)
+        output = {"systemMessage": f"gatebench hook cannot start ({type(e).__name__}: {e}); the stop was allowed"}
+    else:
         if argv[0] == "session-start":
-            run.session_start(raw, state)
-            return 0
-        output, event, state_dir = run.stop(raw, state)
-        written = append_event(os.path.join(state_dir, "events.jsonl"), event)
-        if written is None:
-            output = {**(output or {}), "systemMessage": "gatebench: cannot write any event log"}
-        elif not written.startswith(state_dir):
-            note = f"gatebench: state dir {state_dir} is not writable; events go to {written}"
-            sm = (output or {}).get("systemMessage")
-            output = {**(output or {}), "systemMessage": f"{sm}; {note}" if sm else note}
-    except Exception as e:  # last line of defence: still decide on purpose (fail-open), log it and say so
-        why = f"gatebench hook crashed ({type(e).__name__}: {e}); the stop was allowed"
-        output = {"systemMessage": why}
-        _log_crash(state, why, argv[0])
+            try:
+                run.session_start(raw, state)
+                output = None
+            except Exception as e:
+                why = f"gatebench hook crashed ({type(e).__name__}: {e}); the stop was allowed"
+                output = {"systemMessage": why}
+                run.log_crash(state, why, argv[0])
+        else:
+            output, _event = run.handle_stop(raw, state)
     if output:
         from gatebench.hook import jsonfast
 
         sys.stdout.write(jsonfast.dumps(output))
         sys.stdout.flush()
     return 0
-
-
-def _log_crash(state: str | None, why: str, verb: str) -> None:
-    try:
-        from gatebench.hook.state import append_event, fallback_log
-
-        path = os.path.join(state, "events.jsonl") if state else fallback_log()
-        append_event(path, {"v": 1, "hook": verb, "decision": "allow", "errors": [why]})
-    except Exception:
-        pass
 
 
 if __name__ == "__main__":

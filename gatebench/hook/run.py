@@ -17,6 +17,7 @@ from gatebench.hook.defaults import DEFAULT_IGNORE
 from gatebench.hook.gates import GateContext, Verdict, get_gate
 from gatebench.hook.globs import GlobSet
 from gatebench.hook.state import STATE_ENV, Paths, append_event, default_state_dir, load_session, save_session
+from gatebench.hook.text import scrub_paths
 
 MAX_LISTED = 200
 
@@ -113,6 +114,22 @@ def diff_summary(d: snapshot.Diff, protected: list[str], stray: list[str]) -> di
     }
 
 
+def private_paths(resolved: dict, state_dir: str) -> list[tuple[str, str]]:
+    """What a block reason must never show the agent in bench mode, each with its stand-in (SPEC §7).
+
+    The work copy maps to itself: it is the agent's own, and in a bench cell it lies inside the checkout.
+    """
+    import tempfile
+
+    oracle = resolved.get("oracle") or {}
+    pairs = [(str(resolved.get("repo") or ""), str(resolved.get("repo") or "")),
+             (state_dir, "<gatebench-state>"), (str(oracle.get("hidden_dir") or ""), "<hidden-tests>"),
+             (str(oracle.get("baseline_dir") or ""), "<task-base>"), (tempfile.gettempdir(), "<gatebench-tmp>"),
+             (os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "<gatebench>")]
+    pairs += [(str(p), "<private>") for p in resolved.get("private") or () if p]
+    return [(a, b) for a, b in pairs if a]
+
+
 def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]:
     """Returns (Claude Code output or None, event, state dir)."""
     t0 = time.monotonic()
@@ -131,8 +148,9 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
     paths = Paths(state_dir)
     on_error, block_budget = "open", 3  # what a hook error is decided by if the config cannot be read
     session: dict = {}
+    resolved_doc: dict = {}
     try:
-        resolved = load_resolved(paths)
+        resolved = resolved_doc = load_resolved(paths)
         cfg = resolved["config"]
         on_error = cfg.get("on_error", "open")
         block_budget = int(cfg.get("budget", {}).get("blocks", defaults.BLOCKS))
@@ -215,6 +233,8 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
         dec = decide([("gatebench", {"verdict": "error", "details": {"error": errors[-1]}})],
                      blocks_so_far=session.get("blocks", 0), budget=block_budget, on_error=on_error,
                      attempt=session.get("attempts", 1), reason_chars=2000)
+    if dec.reason and resolved_doc.get("mode") == "bench":
+        dec.reason = scrub_paths(dec.reason, private_paths(resolved_doc, state_dir))
     if dec.decision == "block":
         session["blocks"] = session.get("blocks", 0) + 1
     elif dec.decision == "give_up":
@@ -236,6 +256,39 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
     if dec.system_message:
         output = {**(output or {}), "systemMessage": dec.system_message}
     return output, event, state_dir
+
+
+def handle_stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict | None]:
+    """One stop attempt as Claude Code's hook: decide, append the event line, never crash.
+
+    Returns (output for Claude Code or None, the event; None if the hook itself crashed, which is
+    decided fail-open, logged and said in `systemMessage`). The hook's entry point and the exported
+    plugin-eval harness (gatebench/bench/eval_harness.py) both run a stop through here.
+    """
+    try:
+        output, event, state_dir = stop(raw_stdin, state_arg)
+        written = append_event(os.path.join(state_dir, "events.jsonl"), event)
+        if written is None:
+            output = {**(output or {}), "systemMessage": "gatebench: cannot write any event log"}
+        elif not written.startswith(state_dir):
+            note = f"gatebench: state dir {state_dir} is not writable; events go to {written}"
+            sm = (output or {}).get("systemMessage")
+            output = {**(output or {}), "systemMessage": f"{sm}; {note}" if sm else note}
+        return output, event
+    except Exception as e:  # last line of defence: still decide on purpose (fail-open), log it and say so
+        why = f"gatebench hook crashed ({type(e).__name__}: {e}); the stop was allowed"
+        log_crash(state_arg, why, "stop")
+        return {"systemMessage": why}, None
+
+
+def log_crash(state: str | None, why: str, verb: str) -> None:
+    try:
+        from gatebench.hook.state import fallback_log
+
+        path = os.path.join(state, "events.jsonl") if state else fallback_log()
+        append_event(path, {"v": 1, "hook": verb, "decision": "allow", "errors": [why]})
+    except Exception:
+        pass
 
 
 def session_start(raw_stdin: str, state_arg: str | None) -> dict:

@@ -120,6 +120,9 @@ class GateStats(Model):
     precision: Ratio
     recall: Ratio
     false_block_rate: Ratio
+    denials: int | None = Field(None, description="kind pretool: tool calls the plugin's PreToolUse hook denied")
+    denied_runs: int | None = Field(None, description="kind pretool: scored runs with at least one denial")
+    reasons: list[str] = Field(default_factory=list, description="kind pretool: the most frequent reasons, with counts")
 
 
 class MatrixCell(Model):
@@ -175,6 +178,8 @@ class ConfigProvenance(Model):
     gatebench: list[str] = Field(description="gatebench version (git commit, dirty)")
     config_hashes: list[str]
     tasks: dict[str, list[str]] = Field(description="task -> task hashes seen")
+    origins: list[str] = Field(default_factory=list, description="what wrote the records: `matrix` (a gatebench "
+                               "ledger) or `claude plugin eval` (aggregate-result.json)")
 
 
 class Plan(Model):

@@ -5,6 +5,18 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 
+class ArmMeta(BaseModel):
+    """A plugin arm's cell (`matrix --arm NAME=PLUGIN_DIR`): the plugin loaded on top of `config` (none)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="the arm's name: the record's config")
+    plugin_source: str = Field(description="the plugin folder it was copied from")
+    plugin_dir: str = Field(description="its copy in the cell, which the worker loads with --plugin-dir")
+    plugin_hash: str = Field(description="content hash of the plugin at prep")
+    plugin_name: str | None = Field(None, description="plugin.json's name, if it has one")
+
+
 class CellMeta(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -23,3 +35,4 @@ class CellMeta(BaseModel):
     baseline_commit: str | None = None
     sealed: bool | None = Field(None, description="written by the runner: the agent ran sealed (seal proven on this "
                                 "machine); None until a worker ran")
+    arm: ArmMeta | None = Field(None, description="a plugin arm's cell: the plugin the worker loads")

@@ -178,5 +178,8 @@ class ResolvedConfig(Strict):
     reviewers: dict[str, ReviewerDef] = Field(
         default_factory=dict, description="every reviewer a review gate names, resolved from configs/reviewers/"
     )
+    private: list[str] = Field(
+        default_factory=list, description="bench mode: more folders a block reason never names (shown as <private>)"
+    )
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)

@@ -97,6 +97,23 @@ class SimTruth(Open):
     reviews: list[dict] = Field(default_factory=list, description="sim reviewer verdicts and the truth behind them")
 
 
+class ArmRecord(Open):
+    """The plugin a plugin arm's cell ran with (`matrix --arm NAME=PLUGIN_DIR`)."""
+
+    plugin: str = Field(description="the plugin folder the cell's copy was made from")
+    plugin_hash: str
+    plugin_name: str | None = None
+    base_config: str = Field(description="the gate config under the plugin (none: gatebench only records)")
+
+
+class PreToolDenial(Open):
+    """One tool call a PreToolUse hook (the arm's plugin) denied, as the agent was told."""
+
+    tool: str
+    reason: str
+    before_stop: int = Field(ge=1, description="the stop attempt that followed the denial (1 = before the first)")
+
+
 class ResultRecord(Open):
     v: Literal[1] = RESULT_SCHEMA_VERSION  # type: ignore[assignment]
     run_id: str
@@ -144,6 +161,10 @@ class ResultRecord(Open):
     timing: dict[str, float | None] = Field(default_factory=dict, description="seconds by phase: prep, worker, hook, ...")
     transcript_check: dict[str, int] | None = Field(None, description="hook runs seen in the transcript, if one exists")
     paths: dict[str, str] = Field(default_factory=dict, description="work, events, stream, transcript")
+    arm: ArmRecord | None = Field(None, description="a plugin arm's cell: the plugin it ran with (config = the arm)")
+    pretool: list[PreToolDenial] = Field(default_factory=list, description="PreToolUse denials, in order (the seal's "
+                                         "own guard excluded)")
+    pretool_denials: int = Field(0, description="len(pretool)")
 
     @property
     def total_cost_usd(self) -> float:

@@ -6,6 +6,7 @@ import os
 from collections.abc import Callable
 
 from gatebench.bench import seal
+from gatebench.bench.arms import plugin_args
 from gatebench.bench.cell import CellPaths, session_id_for
 from gatebench.bench.workers import require_claude
 from gatebench.bench.workers.launch import (
@@ -36,7 +37,7 @@ def run(cell: CellPaths, meta: CellMeta, opts, stop: Callable[[], str | None]) -
     sid = session_id_for(cell.root, opts.attempt)
     env = claude_env(None, cell.home, {**credentials(os.environ), **seal.worker_env(cell.root, opts.sealed),
                                        **opts.extra_env, CELL_ENV: opts.marker or attempt_marker(cell.root)})
-    argv = claude_argv(claude, task_prompt(cell.state), [*cli_args(opts, sid), *seal.worker_args(opts.sealed)])
+    argv = claude_argv(claude, task_prompt(cell.state), [*cli_args(opts, sid), *plugin_args(meta), *seal.worker_args(opts.sealed)])
     info = launch(argv, cwd=cell.repo, env=env, stdout=cell.stream, stderr=cell.root / "stderr.log",
                   timeout_s=opts.timeout_s, stop=stop)
     return {**info, "session_id": sid, "model": opts.model, "argv": cell_args_note(argv)}

@@ -22,7 +22,7 @@ import time
 from gatebench.hook import defaults, harness, proc, sandbox, treecopy
 from gatebench.hook.gates import GateContext, Verdict
 from gatebench.hook.snapshot import read_blob
-from gatebench.hook.text import trim
+from gatebench.hook.text import scrub_paths, trim
 
 DEFAULT_COMMAND = "{python} -m pytest -q"  # installed mode, when the config names no command
 PYTEST_INFRA_CODES = {3: "pytest internal error", 4: "pytest usage error", 5: "no tests were collected"}
@@ -177,6 +177,8 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
             shutil.rmtree(report_dir, ignore_errors=True)
     stdout = runner.text(r.stdout) if runner is not None and hasattr(runner, "text") else r.stdout
     output = plain_output((stdout + ("\n" + r.stderr if r.stderr.strip() else "")).strip())
+    if copy:  # the agent reads paths of its own work copy, not of our temporary one
+        output = scrub_paths(output, [(copy, ctx.repo)])
     details.update(returncode=r.returncode, timed_out=r.timed_out, output_tail=output[-2000:])
     failed: list[str] = []
     if results is not None:
