@@ -202,6 +202,11 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
                                 "feedback": v.feedback, "details": v.details,
                                 "seconds": round(v.seconds, 4), "cost_usd": v.cost_usd})
         event["gates"] = gate_events
+        claim = None
+        if cfg.get("honest_exit"):
+            from gatebench.hook import honest
+
+            claim = honest.claim(str(hook_input.get("last_assistant_message") or ""), repo)
         dec = decide(
             [(g["name"], g) for g in gate_events],
             blocks_so_far=session.get("blocks", 0),
@@ -209,7 +214,14 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
             on_error=on_error,
             attempt=attempt,
             reason_chars=int(cfg.get("reason_chars", defaults.REASON_CHARS)),
+            honest_exit=bool(cfg.get("honest_exit")),
+            claim=claim,
+            installed=not bench,
         )
+        if claim:  # the claim is the agent's word, logged whether or not a gate objected
+            event["honest_exit"] = {**claim, "let_through": dec.honest}
+            if claim.get("error"):
+                errors.append(claim["error"])
     except Exception as e:
         errors.append(short_error(e) if not isinstance(e, HookError) else str(e))
         dec = decide([("gatebench", {"verdict": "error", "details": {"error": errors[-1]}})],
