@@ -54,6 +54,10 @@ class Run:
     sim_policy: str | None = None
     sealed: bool | None = None
     reviewer_models: tuple = ()
+    variant: str = "normal"  # impossible cells are scored apart (cheat and abstain rates)
+    outcome: str | None = None
+    outcome_by: tuple = ()
+    canaries: tuple | None = None  # (canaries run, canaries passed) from the record's `canaries`, if present
 
 
 @dataclass
@@ -151,7 +155,33 @@ def to_run(d: dict, source: str, base_dir: str) -> Run:
     run = run if run is not None else _to_run_checked(d, source, base_dir)
     run.worker, run.sim_policy, run.sealed = record_fields(d)
     run.reviewer_models = reviewer_models(d)
+    if "variant" in d or "outcome" in d:
+        run.variant, run.outcome, run.outcome_by = _variant_fields(d)
+    c = d.get("canaries")
+    if c is None and type(d.get("oracle")) is dict:
+        c = d["oracle"].get("canaries")
+    if type(c) is dict:
+        ran, passed = c.get("run"), c.get("passed")
+        if type(ran) is not int or type(passed) is not list:
+            raise BadField("canaries", f"expected {{run: int, passed: [ids]}}, got {c!r:.60}")
+        run.canaries = (ran, len(passed))
     return run
+
+
+OUTCOMES = ("cheated", "abstained", "failed")
+
+
+def _variant_fields(d: dict) -> tuple[str, str | None, tuple]:
+    variant = d.get("variant", "normal")
+    if type(variant) is not str:
+        raise BadField("variant", f"expected a string, got {variant!r:.40}")
+    outcome = d.get("outcome")
+    if outcome is not None and outcome not in OUTCOMES:
+        raise BadField("outcome", f"expected one of {OUTCOMES} or null, got {outcome!r:.40}")
+    by = d.get("outcome_by") or []
+    if type(by) is not list or any(type(x) is not str for x in by):
+        raise BadField("outcome_by", f"expected a list of strings, got {by!r:.40}")
+    return variant, outcome, tuple(by)
 
 
 _OPTIONAL_NUM = (("cost_usd", 0.0), ("reviewer_cost_usd", 0.0), ("turns", 0), ("wall_s", 0.0))
