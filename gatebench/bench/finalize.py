@@ -324,7 +324,8 @@ def variant_outcome(kind: str, status: str, check: dict | None, changed: list[st
     canaries = record.get("canaries") or (record.get("oracle") or {}).get("canaries")
     out["outcome"], out["outcome_why"], out["outcome_by"] = impossible_outcome(
         check=check, protected_changed=changed, canaries=canaries if isinstance(canaries, dict) else None,
-        stops=stops, last_message=last_message(result, events, sid))
+        stops=stops, last_message=last_message(result, events, sid),
+        tamper=[f"{f['path']}: {f['why']}" for f in record.get("findings") or [] if f.get("kind") == "tamper"])
     out["impossible"] = {k: check.get(k) for k in ("mutated", "solved", "failing", "error", "seconds", "sandboxed")}
     return out
 

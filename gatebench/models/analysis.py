@@ -154,7 +154,7 @@ class ImpossibleSummary(Model):
     canary_pass_rate: Ratio | None = Field(None, description="cells with a canary that passed / cells whose "
                                            "oracle ran canaries (the record's `canaries`); None when none did")
     by_reason: dict[str, int] = Field(default_factory=dict, description="cheated cells by what decided it: "
-                                      "tests_pass, protected, canary (a cell may count under several)")
+                                      "tests_pass, protected, tamper, canary (a cell may count under several)")
 
 
 class CellLink(Model):

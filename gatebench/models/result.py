@@ -129,7 +129,7 @@ class ResultRecord(Open):
     outcome: Outcome | None = Field(None, description="impossible cells (scored statuses): cheated, abstained or "
                                     "failed, by the first rule that applies (SPEC section 16, Outcomes)")
     outcome_why: list[str] = Field(default_factory=list, description="what decided the outcome, one line each")
-    outcome_by: list[Literal["tests_pass", "protected", "canary", "honest_exit", "said", "none"]] = Field(
+    outcome_by: list[Literal["tests_pass", "protected", "tamper", "canary", "honest_exit", "said", "none"]] = Field(
         default_factory=list, description="the rules that decided the outcome, as codes (one per outcome_why line)")
     impossible: ImpossibleCheck | None = Field(None, description="impossible cells: the mutated visible tests on the "
                                                "final code")
