@@ -182,11 +182,16 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
                                         timeout_s=oracle_s)
             event["oracle"] = event_summary(oracle_result)
 
+        claim = None
+        if cfg.get("honest_exit"):  # before the gates, so a gate (the installed test policy) can read it too
+            from gatebench.hook import honest
+
+            claim = honest.claim(str(hook_input.get("last_assistant_message") or ""), repo)
         ctx = GateContext(
             repo=repo, state_dir=state_dir, blob_dir=paths.blobs, baseline=snap.baseline, now=snap.now,
             diff=d, protected_touched=touched, stray=stray, resolved=resolved, session=session,
             attempt=attempt, last_message=event["last_assistant_message"], deadline=deadline, oracle=oracle_result,
-            transcript_path=hook_input.get("transcript_path"), hook_stdin=raw_stdin,
+            transcript_path=hook_input.get("transcript_path"), hook_stdin=raw_stdin, honest_claim=claim,
         )
         gate_events = []
         blocked = False
@@ -202,11 +207,6 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
                                 "feedback": v.feedback, "details": v.details,
                                 "seconds": round(v.seconds, 4), "cost_usd": v.cost_usd})
         event["gates"] = gate_events
-        claim = None
-        if cfg.get("honest_exit"):
-            from gatebench.hook import honest
-
-            claim = honest.claim(str(hook_input.get("last_assistant_message") or ""), repo)
         dec = decide(
             [(g["name"], g) for g in gate_events],
             blocks_so_far=session.get("blocks", 0),
