@@ -289,14 +289,15 @@ def final_diff(repo: Path, base_repo: Path, d: Diff, base_files: dict[str, str] 
             elif (base_repo / rel).is_file() and not (base_repo / rel).is_symlink():
                 old = (base_repo / rel).read_bytes()
             else:
-                parts.append(f"--- a/{rel}\n+++ b/{rel}\n@@ {st}: a file prep added (no base text) @@\n")
+                parts.append(f"--- a/{shown(rel)}\n+++ b/{shown(rel)}\n@@ {st}: a file prep added (no base text) @@\n")
                 continue
         try:
             mode = os.lstat(repo / rel).st_mode if st != "deleted" else 0
         except OSError:
             mode = 0
         new = _read_now(str(repo), rel, mode) if st != "deleted" else None
-        parts.append(file_diff(rel, old, new, len(old or b""), len(new or b""), st))
+        # A name that is not UTF-8 is shown escaped (snapshot.shown), as in every record.
+        parts.append(file_diff(shown(rel), old, new, len(old or b""), len(new or b""), st))
     return "".join(parts)
 
 
@@ -377,8 +378,8 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
     d, special = tree_diff(cell.repo, cell.state, resolved, tf.repo, base_files=mutated)
     try:  # for the report's cell page: the diff as the bench home sees it, never recomputed from agent files later
         write_atomic(cell.root / FINAL_DIFF, final_diff(cell.repo, tf.repo, d, mutated))
-    except OSError:
-        pass
+    except (OSError, ValueError) as e:  # the page then says the diff is missing; the record is what counts
+        print(f"finalize: {cell.root / FINAL_DIFF} not written: {e}", file=sys.stderr)
     protected = GlobSet(resolved.get("protected") or [])
     changed = [shown(p) for p in d.paths if protected.match(p)] + env_tampered(resolved.get("python"))
     private = [Path(meta.hidden_dir), Path(meta.reference_dir), Path(meta.inject_dir), cell.state]
