@@ -135,6 +135,14 @@ def test_pages_are_written_for_cells_with_files_only(tmp_path: Path):
     assert cellpage.write_pages(mk, tmp_path / "out", lambda p, text: written.__setitem__(p, text)) == 1
     assert mk[0].page and mk[1].page is None and list(written) == [str(tmp_path / "out" / "out/cells/p1.html")]
     assert 'href="../../../cells/c1"' in next(iter(written.values()))  # relative to the page's own folder
+    # Pages an earlier analysis left in cells/ go; anything else there stays.
+    out = tmp_path / "o2"
+    (out / "cells").mkdir(parents=True)
+    (out / "cells" / "00007-old-T9-r0.html").write_text("stale")
+    (out / "cells" / "notes.txt").write_text("mine")
+    mk[0].page = "cells/00000-c-T1-r1.html"
+    cellpage.write_pages(mk[:1], out, lambda p, text: Path(p).write_text(text))
+    assert sorted(p.name for p in (out / "cells").iterdir()) == ["00000-c-T1-r1.html", "notes.txt"]
 
 
 def test_a_page_escapes_what_the_agent_wrote_and_says_what_is_missing(tmp_path: Path):

@@ -46,6 +46,9 @@ nav a{margin-right:12px}pre.diff{max-height:none}
 """
 
 
+PAGE_NAME = re.compile(r"^[0-9]{5}-[A-Za-z0-9_.+-]+\.html$")
+
+
 def page_name(index: int, config: str, task: str, rep: int, variant: str = "normal") -> str:
     """The page's file name under cells/: listing order first, so names are unique even for retried cells."""
     raw = f"{index:05d}-{config}-{task}-r{rep}" + ("" if variant == "normal" else f"-{variant}")
@@ -423,6 +426,7 @@ def write_pages(cells: list, out_dir, write) -> int:
     `page` is set to None, so the report links nothing. Links on a page are relative to its folder."""
     n = 0
     base = os.path.abspath(out_dir)
+    written: set[str] = set()
     for c in cells:
         if not c.page:
             continue
@@ -435,5 +439,22 @@ def write_pages(cells: list, out_dir, write) -> int:
         os.makedirs(here, exist_ok=True)
         listing = {**c.model_dump(), "links": {k: os.path.relpath(v, here) for k, v in absolute.items()}}
         write(page, render(listing, read_cell(absolute)))
+        written.add(page)
         n += 1
+    _remove_stale(os.path.join(base, "cells"), written)
     return n
+
+
+def _remove_stale(folder: str, keep: set[str]) -> None:
+    """Pages of an earlier analysis into the same folder that this one did not write (only our own names)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(folder, name)
+        if PAGE_NAME.match(name) and path not in keep:
+            try:
+                os.remove(path)
+            except OSError:
+                pass
