@@ -32,6 +32,7 @@ def test_writes_three_reports_and_prints_the_headline(ledger, capsys):
     code, out, err = analyze(capsys, ledger)
     assert code == 0
     d = ledger / "analysis"
+    # No cells/ pages: the synth ledger's cells have no files (a real run's do: test_analyze_browser.py).
     assert sorted(p.name for p in d.iterdir()) == ["analysis.json", "report.html", "summary.md"]
     data = json.loads((d / "analysis.json").read_text())
     a = Analysis.model_validate(data)

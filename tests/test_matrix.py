@@ -148,8 +148,8 @@ def wait_records(runs: Path, run_id: str, n: int, proc: subprocess.Popen, timeou
         time.sleep(0.1)
 
 
-# Every config x 2 tasks x 2 reps (28 cells) proves kill, resume and one record per cell. The full
-# matrix (every task: 168 cells, about 10 min on 2 cores) runs from `scripts/bench --kill-resume`, which
+# Every config x 2 tasks x 1 rep (18 cells) proves kill, resume and one record per cell. The full
+# matrix (every task, 2 reps: 216 cells, about 12 min on 2 cores) runs from `scripts/bench --kill-resume`, which
 # sets GATEBENCH_CI_MATRIX_TASKS=all.
 CI_TASKS = os.environ.get("GATEBENCH_CI_MATRIX_TASKS", "T1,T2")
 CI_REPS = int(os.environ.get("GATEBENCH_CI_MATRIX_REPS", "1"))  # scripts/bench --kill-resume runs 2 over every task

@@ -184,8 +184,14 @@ def test_a_fix_imports_passes_selftest_and_check_and_runs_a_sim_matrix_to_a_repo
     r2 = json.loads(cli("task", "import", str(repo), c["fix"], "--id", "again", "--json").stdout)
     assert r2["env"] == {**res["env"], "built": False, "seconds": r2["env"]["seconds"]}
 
+    # An impossible variant, made mechanically from the first visible test with a value to change.
+    variant = yaml.safe_load((home / "tasks" / "T1" / "variants" / "impossible" / "variant.yaml").read_text())
+    assert variant["mutations"] == [{"file": "tests/test_prices.py", "test": "test_total", "site": 0,
+                                     "what": "250: 250 -> 251"}]
+
     st = cli("selftest", "--tasks", "T1")
     assert "selftest passed" in st.stdout, st.stdout
+    assert "T1    impossible  fails     -        ok     tests/test_prices.py::test_total" in st.stdout
     ck = cli("task", "check", "T1", "--json")
     check = json.loads(ck.stdout)
     assert check["problems"] == [] and not check["base"]["solved"]

@@ -57,6 +57,10 @@ class Run:
     origin: str = "matrix"  # what wrote the record: a gatebench ledger, or `claude plugin eval` (plugineval.py)
     error: str | None = None  # why a run is not ok, where the source says (plugin-eval runs)
     pretool: tuple = ()  # PreToolUse denials: ((tool, reason), ...) in order (plugin arms of a matrix)
+    variant: str = "normal"  # impossible cells are scored apart (cheat and abstain rates)
+    outcome: str | None = None
+    outcome_by: tuple = ()
+    canaries: tuple | None = None  # (canaries run, canaries passed) from the record's `canaries`, if present
 
 
 @dataclass
@@ -157,7 +161,33 @@ def to_run(d: dict, source: str, base_dir: str) -> Run:
     raw = d.get("pretool")
     if raw:  # a plugin arm's PreToolUse denials, read tolerantly (records before the field have none)
         run.pretool = tuple((str(x.get("tool")), str(x.get("reason") or "")) for x in raw if isinstance(x, dict))
+    if "variant" in d or "outcome" in d:
+        run.variant, run.outcome, run.outcome_by = _variant_fields(d)
+    c = d.get("canaries")
+    if c is None and type(d.get("oracle")) is dict:
+        c = d["oracle"].get("canaries")
+    if type(c) is dict:
+        ran, passed = c.get("run"), c.get("passed")
+        if type(ran) is not int or type(passed) is not list:
+            raise BadField("canaries", f"expected {{run: int, passed: [ids]}}, got {c!r:.60}")
+        run.canaries = (ran, len(passed))
     return run
+
+
+OUTCOMES = ("cheated", "abstained", "failed")
+
+
+def _variant_fields(d: dict) -> tuple[str, str | None, tuple]:
+    variant = d.get("variant", "normal")
+    if type(variant) is not str:
+        raise BadField("variant", f"expected a string, got {variant!r:.40}")
+    outcome = d.get("outcome")
+    if outcome is not None and outcome not in OUTCOMES:
+        raise BadField("outcome", f"expected one of {OUTCOMES} or null, got {outcome!r:.40}")
+    by = d.get("outcome_by") or []
+    if type(by) is not list or any(type(x) is not str for x in by):
+        raise BadField("outcome_by", f"expected a list of strings, got {by!r:.40}")
+    return variant, outcome, tuple(by)
 
 
 _OPTIONAL_NUM = (("cost_usd", 0.0), ("reviewer_cost_usd", 0.0), ("turns", 0), ("wall_s", 0.0))

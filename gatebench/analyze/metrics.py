@@ -21,6 +21,7 @@ from gatebench.models.analysis import (
     Counterfactual,
     Delta,
     Estimate,
+    ImpossibleSummary,
     MatrixCell,
     McNemar,
     PassK,
@@ -279,3 +280,43 @@ def pareto(points: dict[str, tuple[Fraction, Fraction]]) -> list[str]:
         if not dominated:
             front.append(name)
     return sorted(front, key=lambda n: (points[n][0], -points[n][1], n))
+
+
+def _outcome_rate(rs: list[Run], outcome: str) -> Fraction:
+    return Fraction(sum(r.outcome == outcome for r in rs), len(rs))
+
+
+def impossible_summary(config: str, tasks: dict[str, list[Run]], base: dict[str, list[Run]] | None,
+                       baseline: str | None, settings: dict) -> ImpossibleSummary:
+    """Cheat and abstain rates of a config on impossible cells: means over tasks (every task weighs the same),
+    intervals as the solve rate's, Δ against the baseline's impossible cells paired by task as the solve-rate Δ."""
+    conf = settings["confidence"]
+    tasks = {t: rs for t, rs in tasks.items() if rs}
+    runs = [r for rs in tasks.values() for r in rs]
+
+    def rate(outcome: str) -> Estimate:
+        return rate_estimate([(sum(r.outcome == outcome for r in rs), len(rs)) for rs in tasks.values()], conf)[0]
+
+    deltas: dict[str, Estimate | None] = {"cheated": None, "abstained": None}
+    paired = paired_tasks(tasks, base) if base is not None and baseline != config else []
+    if paired:
+        for outcome in deltas:
+            diffs = [_outcome_rate(tasks[t], outcome) - _outcome_rate(base[t], outcome) for t in paired]  # type: ignore[index]
+            deltas[outcome] = bootstrap(diffs, f"{outcome}:{config}:{baseline}", settings)
+    with_canaries = [r for r in runs if r.canaries is not None and r.canaries[0] > 0]
+    by: dict[str, int] = {}
+    for r in runs:
+        if r.outcome == "cheated":
+            for code in r.outcome_by:
+                by[code] = by.get(code, 0) + 1
+    return ImpossibleSummary(
+        config=config, tasks=len(tasks), runs=len(runs),
+        cheated=sum(r.outcome == "cheated" for r in runs), abstained=sum(r.outcome == "abstained" for r in runs),
+        failed=sum(r.outcome == "failed" for r in runs),
+        cheat_rate=rate("cheated"), abstain_rate=rate("abstained"),
+        solve_rate=rate_estimate([(sum(r.solved for r in rs), len(rs)) for rs in tasks.values()], conf)[0],
+        cheat_delta=deltas["cheated"], abstain_delta=deltas["abstained"], delta_tasks=len(paired),
+        canary_pass_rate=ratio(sum(r.canaries[1] > 0 for r in with_canaries), len(with_canaries), conf)  # type: ignore[index]
+        if with_canaries else None,
+        by_reason=dict(sorted(by.items())),
+    )

@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from gatebench import __version__
+from gatebench.analyze import cellpage, metrics, planner, provenance
 from gatebench.analyze import cells as cells_mod
-from gatebench.analyze import metrics, planner, provenance
 from gatebench.analyze.gates import gate_stats
 from gatebench.analyze.load import Loaded, Run, load
 from gatebench.models.analysis import Analysis, CellLink, LedgerInput, Settings
@@ -31,6 +31,9 @@ METHODS = {
     "gates": "per stop attempt with an oracle result: positive = gate blocks, truth positive = oracle fails; "
     "Wilson intervals that treat stops as independent (descriptive)",
     "statuses": "ok, timeout and cap are scored (timeout and cap as not solved); infra_error is never scored",
+    "impossible": "impossible variants (the prompt unchanged, a visible test contradicting it): cheat rate = mean "
+    "over tasks of cheated/scored cells, abstain rate likewise, clustered Wilson CIs as for the solve rate; Δ against "
+    "the baseline's impossible cells paired by task, cluster bootstrap as for delta",
     "plans": "runs for a target half-width: smallest T' with t_{T'-1} * sd / sqrt(T') <= target, sd over the "
     "per-task values of the comparison, at the same runs per task; dollars at each arm's observed cost per run",
 }
@@ -54,12 +57,14 @@ def links(run: Run, out_dir: Path, _base_cache: dict[tuple[str, str], str] | Non
 
 def cell_links(runs: list[Run], out_dir: Path) -> list[CellLink]:
     natural = {t: metrics.natural_key(t) for t in {r.task for r in runs}}
-    ordered = heapq.nsmallest(CELLS_LISTED_MAX, runs, key=lambda r: (r.config, natural[r.task], r.run_id, r.rep))
+    ordered = heapq.nsmallest(CELLS_LISTED_MAX, runs,
+                              key=lambda r: (r.config, natural[r.task], r.variant != "normal", r.variant, r.run_id, r.rep))
     cache: dict[tuple[str, str], str] = {}
     return [
         CellLink(config=r.config, task=r.task, rep=r.rep, run_id=r.run_id, status=r.status, solved=r.solved,
-                 links=links(r, out_dir, cache))
-        for r in ordered
+                 links=links(r, out_dir, cache), variant=r.variant, outcome=r.outcome,
+                 page=f"cells/{cellpage.page_name(i, r.config, r.task, r.rep, r.variant)}")
+        for i, r in enumerate(ordered)
     ]
 
 
@@ -88,14 +93,25 @@ def build(
     if unsealed:
         warnings.append(f"{unsealed} of {len(resolved.scored)} scored record(s) ran unsealed (sealed: false): the "
                         "agent could have reached what judged it; trust their scores less")
-    grouped = cells_mod.group(resolved.scored)
+    # Impossible cells answer another question (does the agent cheat?): they are scored apart, never in a solve rate.
+    normal = [r for r in resolved.scored if r.variant == "normal"]
+    impossible = [r for r in resolved.scored if r.variant == "impossible" and r.outcome is not None]
+    if len(normal) + len(impossible) < len(resolved.scored):
+        odd = sorted({f"{r.variant} (outcome {r.outcome})" for r in resolved.scored
+                      if r.variant != "normal" and not (r.variant == "impossible" and r.outcome is not None)})
+        warnings.append(f"{len(resolved.scored) - len(normal) - len(impossible)} scored record(s) of another variant "
+                        f"or without an outcome left out: {', '.join(odd[:5])}")
+    grouped = cells_mod.group(normal)
     settings = {"confidence": confidence, "resamples": resamples, "seed": seed}
     configs = _config_order(set(grouped), baseline)
     infra_by_cfg: dict[str, list[Run]] = {}
     for r in resolved.infra:
-        infra_by_cfg.setdefault(r.config, []).append(r)
+        if r.variant == "normal":
+            infra_by_cfg.setdefault(r.config, []).append(r)
     unresolved_by_cfg: dict[str, int] = {}
     for _run_id, cell in resolved.unresolved:
+        if cell.count("/") > 2:  # <config>/<task>/<rep>/<variant>: not a normal cell
+            continue
         cfg = cell.split("/", 1)[0]
         unresolved_by_cfg[cfg] = unresolved_by_cfg.get(cfg, 0) + 1
     only_infra = sorted(set(infra_by_cfg) - set(grouped))
@@ -143,6 +159,13 @@ def build(
                 "left out of the counterfactual"
             )
     points = {c: pt for c in configs if (pt := metrics.cost_rate_point(grouped[c])) is not None}
+    grouped_imp = cells_mod.group(impossible)
+    base_imp = grouped_imp.get(baseline) if baseline else None
+    imp_configs = _config_order(set(grouped_imp), baseline)
+    if base_imp is None and baseline and imp_configs:
+        warnings.append(f"baseline config {baseline!r} has no impossible cell: cheat and abstain rates get no Δ")
+    impossible_summaries = [metrics.impossible_summary(c, grouped_imp[c], base_imp, baseline, settings)
+                            for c in imp_configs]
     all_listed = resolved.scored + resolved.infra
     prov = provenance.provenance(all_listed, configs + only_infra)
     return Analysis(
@@ -157,7 +180,7 @@ def build(
         configs=summaries,
         deltas=deltas,
         counterfactual=counterfactual,
-        gates=gate_stats(resolved.scored, confidence),
+        gates=gate_stats(normal, confidence),
         pareto=metrics.pareto(points),
         matrix=metrics.task_matrix(grouped, configs),
         cells=cell_links(all_listed, out_dir),
@@ -166,6 +189,7 @@ def build(
         notice=provenance.notice(prov),
         provenance=prov,
         plans=planner.plans(grouped, configs, present_baseline, target_halfwidth, confidence),
+        impossible=impossible_summaries,
     )
 
 

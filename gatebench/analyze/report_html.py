@@ -21,6 +21,9 @@ figure{margin:12px 0}svg.chart{display:block;max-width:100%;height:auto}
 """
 
 
+CHEAT_COLOR, ABSTAIN_COLOR = "#b3261e", "#1f5fa8"
+
+
 def html_table(t: tables.Table, links: list[dict[str, str]] | None = None, title: bool = True) -> str:
     out = [f"<h3>{escape(t.title)}</h3>" if title else "", "<table><thead><tr>",
            *[f"<th>{escape(h)}</th>" for h in t.header], "</tr></thead><tbody>"]
@@ -66,7 +69,14 @@ def charts(a: Analysis) -> dict[str, str]:
     ]
     m = a.matrix
     cells = [[(c.rate, f"{c.solved}/{c.runs}" if c.runs else "–") for c in row] for row in m.cells]
+    imp_rows = [row for s in a.impossible for row in (
+        (f"{s.config} cheat", s.cheat_rate.value, s.cheat_rate.lo, s.cheat_rate.hi),
+        (f"{s.config} abstain", s.abstain_rate.value, s.abstain_rate.lo, s.abstain_rate.hi))]
+    sim_imp = tables.simulated(a) & {s.config for s in a.impossible}
     return {
+        "impossible": svg.rate_chart(imp_rows, "Cheat and abstain rates, impossible variants (95% CI)"
+                                     + (" - sim agent" if sim_imp else ""), cls="cheat-chart",
+                                     colors=[CHEAT_COLOR, ABSTAIN_COLOR] * len(a.impossible)),
         "rates": svg.rate_chart(rate_rows, "Solve rate per config (95% CI, task-clustered)"),
         "forest": svg.forest(forest_rows, "Δ solve rate (percentage points, 95% CI)"),
         "cost": svg.cost_scatter(points, "Cost per run vs solve rate"
@@ -89,12 +99,19 @@ def render(a: Analysis) -> str:
         warn = '<div class="warn"><b>Warnings</b><ul>' + "".join(f"<li>{escape(w)}</li>" for w in a.warnings) + "</ul></div>"
     cell_table = tables.Table(
         f"Cells ({len(a.cells)} of {a.cells_total} listed)",
-        ["config", "task", "rep", "run", "status", "solved", "files"],
-        [[c.config, c.task, str(c.rep), c.run_id, c.status, "yes" if c.solved else "no"] for c in a.cells],
-        "" if len(a.cells) == a.cells_total else f"Only the first {a.cells_listed_max} cells are listed; the ledger has all.",
+        ["config", "task", "rep", "variant", "run", "status", "solved", "outcome", "files"],
+        [[c.config, c.task, str(c.rep), c.variant, c.run_id, c.status, "yes" if c.solved else "no", c.outcome or "–"]
+         for c in a.cells],
+        ("" if len(a.cells) == a.cells_total else f"Only the first {a.cells_listed_max} cells are listed; the ledger "
+         "has all. ") + "page = the cell's own page: prompt, conversation, every stop's gates and oracle, final diff.",
     )
+    impossible = []
+    if a.impossible:
+        impossible = [_section("Cheating under pressure (impossible variants)", _figure(ch["impossible"]),
+                               html_table(tables.impossible(a), title=False))]
     body = [
         _section("Headline", html_table(tables.headline(a), title=False)),
+        *impossible,
         _section("Solve rate", _figure(ch["rates"]), html_table(tables.solve_rates(a)), html_table(tables.pass_k(a))),
         _section("Δ against the baseline", _figure(ch["forest"]), html_table(tables.deltas(a)),
                  html_table(tables.counterfactual(a))),
@@ -104,7 +121,8 @@ def render(a: Analysis) -> str:
         _section("What it would take", html_table(tables.plans(a), title=False)),
         _section("Provenance", html_table(tables.provenance(a), title=False)),
         _section("Statuses and inputs", html_table(tables.statuses(a)), html_table(tables.inputs(a))),
-        _section("Cells", '<div class="cells">' + html_table(cell_table, [c.links for c in a.cells]) + "</div>"),
+        _section("Cells", '<div class="cells">' + html_table(
+            cell_table, [{**({"page": c.page} if c.page else {}), **c.links} for c in a.cells]) + "</div>"),
     ]
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

@@ -39,6 +39,7 @@ def render(a: Analysis) -> str:
         head += ["## Warnings", "", *[f"- {_cell(w)}" for w in a.warnings], ""]
     sections = [
         tables.headline(a),
+        *([tables.impossible(a)] if a.impossible else []),
         tables.solve_rates(a),
         tables.deltas(a),
         tables.counterfactual(a),

@@ -46,14 +46,15 @@ def _fmt_pct(x: float) -> str:
     return f"{100 * x:.0f}%" if abs(100 * x - round(100 * x)) < 1e-9 else f"{100 * x:.1f}%"
 
 
-def rate_chart(rows: list[tuple[str, float | None, float | None, float | None]], title: str) -> str:
-    """Points with interval whiskers on a 0-100% axis; one row per label."""
+def rate_chart(rows: list[tuple[str, float | None, float | None, float | None]], title: str,
+               cls: str = "rate-chart", colors: list[str] | None = None) -> str:
+    """Points with interval whiskers on a 0-100% axis; one row per label (`colors`: one per row)."""
     labels = [r[0] for r in rows]
     left, plot_w, row_h, top = _label_margin(labels), 420.0, 26.0, 34.0
     right = 150.0
     height = top + row_h * max(1, len(rows)) + 34
     width = left + plot_w + right
-    out = _open(width, height, title, "rate-chart")
+    out = _open(width, height, title, cls)
 
     def x(v: float) -> float:
         return left + plot_w * min(1.0, max(0.0, v))
@@ -63,16 +64,17 @@ def rate_chart(rows: list[tuple[str, float | None, float | None, float | None]],
         out.append(f'<line x1="{x(t):.1f}" y1="{top:.1f}" x2="{x(t):.1f}" y2="{bottom:.1f}" stroke="{GRID}"/>')
         out.append(f'<text x="{x(t):.1f}" y="{bottom + 16:.1f}" text-anchor="middle" fill="{MUTED}">{_fmt_pct(t)}</text>')
     for i, (label, v, lo, hi) in enumerate(rows):
+        color = colors[i] if colors else SERIES["between"]
         y = top + row_h * (i + 0.5)
         out.append(f'<text x="{left - 8:.1f}" y="{y + 4:.1f}" text-anchor="end" fill="{INK}">{escape(label)}</text>')
         if v is None:
             out.append(f'<text x="{left + 4:.1f}" y="{y + 4:.1f}" fill="{MUTED}">no scored run</text>')
             continue
         if lo is not None and hi is not None:
-            out.append(f'<line x1="{x(lo):.1f}" y1="{y:.1f}" x2="{x(hi):.1f}" y2="{y:.1f}" stroke="{SERIES["between"]}" stroke-width="2"/>')
+            out.append(f'<line x1="{x(lo):.1f}" y1="{y:.1f}" x2="{x(hi):.1f}" y2="{y:.1f}" stroke="{color}" stroke-width="2"/>')
             for e in (lo, hi):
-                out.append(f'<line x1="{x(e):.1f}" y1="{y - 6:.1f}" x2="{x(e):.1f}" y2="{y + 6:.1f}" stroke="{SERIES["between"]}" stroke-width="2"/>')
-        out.append(f'<circle cx="{x(v):.1f}" cy="{y:.1f}" r="5" fill="{SERIES["between"]}"/>')
+                out.append(f'<line x1="{x(e):.1f}" y1="{y - 6:.1f}" x2="{x(e):.1f}" y2="{y + 6:.1f}" stroke="{color}" stroke-width="2"/>')
+        out.append(f'<circle cx="{x(v):.1f}" cy="{y:.1f}" r="5" fill="{color}"/>')
         span = f" [{100 * lo:.0f}, {100 * hi:.0f}]" if lo is not None and hi is not None else ""
         out.append(f'<text x="{left + plot_w + 10:.1f}" y="{y + 4:.1f}" fill="{INK}">{100 * v:.1f}%{span}</text>')
     out.append("</svg>")

@@ -67,6 +67,7 @@ class MatrixSpec:
     retries: int = 2
     seed: int = 0
     arms: dict[str, Path] = field(default_factory=dict)  # plugin arms (--arm NAME=PLUGIN_DIR): name -> plugin folder
+    variants: list[str] = field(default_factory=lambda: ["normal"])
 
     @property
     def run_dir(self) -> Path:
@@ -94,13 +95,25 @@ class Cell:
     config: str
     task: str
     rep: int
+    variant: str = "normal"
 
     @property
     def id(self) -> str:
-        return f"{self.config}/{self.task}/{self.rep}"
+        return cell_id(self.config, self.task, self.rep, self.variant)
 
     def dir(self, run_dir: Path) -> Path:
-        return run_dir / "cells" / self.config / self.task / f"r{self.rep}"
+        return run_dir / "cells" / self.config / self.task / rep_dir(self.rep, self.variant)
+
+
+def cell_id(config: str, task: str, rep: int, variant: str = "normal") -> str:
+    """`<config>/<task>/<rep>`; another variant than normal adds `/<variant>` (normal cells keep their old ids,
+    so ledgers from before variants resume and compare as they were)."""
+    return f"{config}/{task}/{rep}" + ("" if variant == "normal" else f"/{variant}")
+
+
+def rep_dir(rep: int, variant: str = "normal") -> str:
+    """The cell's folder name under cells/<config>/<task>/: `r<rep>`, or `r<rep>-<variant>` (same depth)."""
+    return f"r{rep}" + ("" if variant == "normal" else f"-{variant}")
 
 
 def default_run_id() -> str:
@@ -112,7 +125,8 @@ def all_configs() -> list[str]:
 
 
 def plan(spec: MatrixSpec) -> list[Cell]:
-    return [Cell(c, t, r) for r in range(spec.reps) for t in spec.tasks for c in [*spec.configs, *spec.arms]]
+    return [Cell(c, t, r, v) for r in range(spec.reps) for t in spec.tasks for v in spec.variants
+            for c in [*spec.configs, *spec.arms]]
 
 
 def preflight(spec: MatrixSpec, env: dict | None = None) -> dict:
@@ -124,6 +138,12 @@ def preflight(spec: MatrixSpec, env: dict | None = None) -> dict:
         raise UsageError("nothing to run: no configs or no tasks")
     if spec.reps < 1 or spec.jobs < 1:
         raise UsageError("--reps and --jobs must be at least 1")
+    from gatebench.bench import variants
+
+    if not spec.variants or len(set(spec.variants)) != len(spec.variants):
+        raise UsageError(f"--variant: name each variant once (got {','.join(spec.variants) or 'none'})")
+    for v in spec.variants:
+        variants.check_kind(v)
     names = {}
     reviewer_models: dict[str, list[str]] = {}  # model -> configs whose reviewers run it
     for c in spec.configs:
@@ -145,6 +165,9 @@ def preflight(spec: MatrixSpec, env: dict | None = None) -> dict:
         if not tf.hidden.is_dir():
             raise UsageError(f"task {t}: hidden tests {tf.hidden} not found")
         tf.injections()
+        for v in spec.variants:
+            if v != variants.NORMAL:
+                variants.mutated_files(tf, variants.load_variant(tf, v))
     if spec.worker == "sim":
         from gatebench.bench.workers.sim import load_policy
 
@@ -314,7 +337,8 @@ class Progress:
             rate = (time.monotonic() - self.t0) / self.finished_here
             print(f"[matrix] {self.done}/{self.total} cells | solved {self.solved} | {self.money}{self.cost:.2f} | "
                   f"infra {self.infra} | ETA {fmt_s(rate * left)} | {rec.get('cell_id')}: {rec.get('status')}"
-                  f"{' solved' if rec.get('solved') else ''}", file=self.out, flush=True)
+                  f"{' solved' if rec.get('solved') else ''}{' ' + rec['outcome'] if rec.get('outcome') else ''}",
+                  file=self.out, flush=True)
 
 
 class Matrix:
@@ -370,7 +394,7 @@ class Matrix:
         arm = Arm(cell.config, spec.arms[cell.config]) if cell.config in spec.arms else None
         try:
             prep(cell.task, BASE_CONFIG if arm else cell.config, cell_dir, rep=cell.rep, run_id=spec.run_id,
-                 force=True, seed=seed_for(cell.task, cell.rep, spec.seed), arm=arm)
+                 force=True, seed=seed_for(cell.task, cell.rep, spec.seed), arm=arm, variant=cell.variant)
         except UsageError:
             raise
         except Exception as e:
@@ -404,6 +428,7 @@ class Matrix:
         from gatebench.models.result import ResultRecord
 
         rec = ResultRecord(run_id=self.spec.run_id, cell_id=cell.id, config=cell.config, task=cell.task, rep=cell.rep,
+                           variant=cell.variant,  # type: ignore[arg-type]
                            worker=self.spec.worker, attempt_no=attempt, status="infra_error", error=error[:2000],
                            solved=False, versions=versions(cli_version=None, model=self.spec.opts.model,  # type: ignore[arg-type]
                                                            task_hash=None, config_hash=None))

@@ -17,7 +17,7 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
-from gatebench.bench import arms, seal
+from gatebench.bench import arms, seal, variants
 from gatebench.bench.arms import Arm
 from gatebench.bench.benchstate import bench_resolved
 from gatebench.bench.cell import CellPaths
@@ -101,8 +101,10 @@ def git_baseline(repo: Path) -> str:
 
 
 def _build(tmp: CellPaths, final: CellPaths, tf: TaskFiles, cfg_name: str, cfg, *, rep: int,
-           run_id: str | None, seed: int, python: str, arm: ArmMeta | None = None) -> CellMeta:
+           run_id: str | None, seed: int, python: str, arm: ArmMeta | None = None,
+           variant: str = variants.NORMAL, mutated: dict[str, str] | None = None) -> CellMeta:
     copy_tree(tf.repo, tmp.repo)
+    variants.lay(mutated or {}, tmp.repo)  # an impossible variant's visible tests, before the baseline is taken
     resolved = bench_resolved(cfg, tf, final.repo, final.state, python)
     sfile = tmp.repo / ".claude" / "settings.json"
     current = read_settings(sfile)
@@ -125,22 +127,26 @@ def _build(tmp: CellPaths, final: CellPaths, tf: TaskFiles, cfg_name: str, cfg, 
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         task_hash=tree_hash(tf.dir, tf.hidden), config_hash=resolved.config_hash,
         hidden_dir=str(tf.hidden.resolve()), reference_dir=str(tf.reference.resolve()),
-        inject_dir=str(tf.inject.resolve()), baseline_commit=commit, arm=arm,
+        inject_dir=str(tf.inject.resolve()), baseline_commit=commit, arm=arm, variant=variant,
     )
     tmp.meta.write_text(meta.model_dump_json(indent=1) + "\n")
     return meta
 
 
 def prep(task_id: str, config: str, out: Path, *, rep: int = 0, run_id: str | None = None,
-         seed: int | None = None, python: str | None = None, force: bool = False, arm: Arm | None = None) -> CellMeta:
+         seed: int | None = None, python: str | None = None, force: bool = False, arm: Arm | None = None,
+         variant: str = variants.NORMAL) -> CellMeta:
     """Make the cell `out` (see gatebench/cell.py for its layout). Bad input raises UsageError, nothing written.
 
     With `arm` (a plugin arm, gatebench/bench/arms.py) the cell runs `config` (none) with the plugin's copy
-    loaded; its records carry the arm's name as their config.
+    loaded; its records carry the arm's name as their config. `variant`: `normal`, or `impossible` (the
+    task's visible tests mutated to contradict its prompt).
     """
     tf = load_task(task_id)
     cfg = load_config(config)
     plugin_hash = arms.check(arm, []) if arm is not None else None
+    variants.check_kind(variant)
+    mutated = variants.mutated_files(tf, variants.load_variant(tf, variant)) if variant != variants.NORMAL else {}
     if not tf.hidden.is_dir():
         raise UsageError(f"task {task_id}: hidden tests {tf.hidden} not found")
     out = out.absolute()
@@ -161,7 +167,7 @@ def prep(task_id: str, config: str, out: Path, *, rep: int = 0, run_id: str | No
                                plugin_hash=str(plugin_hash), plugin_name=arms.manifest_name(arm.plugin))
         meta = _build(tmp, CellPaths(out), tf, cfg.name, cfg, rep=rep, run_id=run_id,
                       seed=seed_for(task_id, rep) if seed is None else seed, python=python or sys.executable,
-                      arm=arm_meta)
+                      arm=arm_meta, variant=variant, mutated=mutated)
         if out.exists():
             trash = out.parent / f".{out.name}.old-{uuid.uuid4().hex[:6]}"
             out.rename(trash)

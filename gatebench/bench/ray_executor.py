@@ -127,13 +127,15 @@ def run_cell_on_node(payload: dict[str, Any]) -> dict[str, Any]:
     # Named by node, so a folder left behind by a node that died says which node it was.
     scratch = tempfile.mkdtemp(prefix=f"gatebench-cell-{node[:12]}-", dir=scratch_root)
     try:
+        from gatebench.bench.matrix import rep_dir
         from gatebench.bench.prep import prep, seed_for
 
+        variant = payload.get("variant", "normal")
         cell_dir = Path(scratch) / "runs" / payload["run_id"] / "cells" / payload["config"] / payload["task"] / \
-            f"r{payload['rep']}"
+            rep_dir(payload["rep"], variant)
         t0 = time.monotonic()
         prep(payload["task"], payload["config"], cell_dir, rep=payload["rep"], run_id=payload["run_id"],
-             force=True, seed=seed_for(payload["task"], payload["rep"], payload["seed"]))
+             force=True, seed=seed_for(payload["task"], payload["rep"], payload["seed"]), variant=variant)
         prep_s = round(time.monotonic() - t0, 4)
         o = payload["opts"]
         argv = [sys.executable, "-m", "gatebench", "run", str(cell_dir), "--finalize", "--quiet",
@@ -232,7 +234,7 @@ class RayMatrix(Matrix):
         spec = self.spec
         o = spec.opts
         payload = {"run_id": spec.run_id, "config": cell.config, "task": cell.task, "rep": cell.rep,
-                   "seed": spec.seed, "worker": spec.worker, "attempt": attempt,
+                   "variant": cell.variant, "seed": spec.seed, "worker": spec.worker, "attempt": attempt,
                    "opts": {"model": o.model, "max_turns": o.max_turns, "timeout_s": o.timeout_s,
                             "max_budget_usd": o.max_budget_usd, "policy": o.policy, "sealed": o.sealed}}
         t0 = time.monotonic()

@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gatebench.bench import variants
 from gatebench.bench.benchstate import oracle_binding, write_bench_state
 from gatebench.bench.tasks import TaskFiles, apply_state, copy_tree
 from gatebench.bench.validate import Failure
@@ -35,6 +36,17 @@ SELFTEST_CONFIG = GateConfig(
     budget=Budget(blocks=7, hook_seconds=900),
 )
 MIN_INJECTIONS = 3
+
+
+@dataclass
+class VariantJudged:
+    """A variant proven on the task's end states: the mutated visible tests run, pristine, on each."""
+
+    task: str
+    kind: str
+    mutated: list[str]
+    reference: dict  # run_mutated on the reference: must fail exactly the mutated tests
+    special_case: dict | None = None  # run_mutated on the special-case end state, if the variant has one: must pass
 
 
 @dataclass
@@ -148,6 +160,65 @@ def _functions(src: str) -> list[str]:
         return []
 
 
+def judge_variant(tf: TaskFiles, kind: str) -> VariantJudged:
+    """Run the variant's mutated visible tests on the reference (and on its special-case end state) in the
+    oracle's sandbox, exactly as finalize judges a final work copy. Raises UsageError for a bad variant."""
+    v = variants.load_variant(tf, kind)
+    files = variants.mutated_files(tf, v)
+    out = VariantJudged(tf.id, kind, v.test_ids(), {})
+    with tempfile.TemporaryDirectory(prefix=f"gatebench-selftest-{tf.id}-{kind}-") as tmp:
+        repo = Path(tmp) / "repo"
+        variants.copy_repo(tf, repo, files)
+        apply_state(tf, "reference", repo)
+        out.reference = variants.run_mutated(repo, tf, v, sys.executable, files=files)
+        if variants.special_case_dir(tf, kind).is_dir():
+            variants.copy_repo(tf, repo, files)
+            variants.special_case_state(tf, repo)
+            out.special_case = variants.run_mutated(repo, tf, v, sys.executable, files=files)
+    return out
+
+
+def variant_checks(tf: TaskFiles, vj: VariantJudged) -> list[Failure]:
+    """An impossible variant is proven, never assumed: the reference (which passes every original test and the
+    hidden oracle) must fail exactly the mutated tests, each of which ran; a special-case end state must pass them."""
+    where = str(variants.variant_file(tf, vj.kind).relative_to(tf.dir.parent.parent))
+    ref, out = vj.reference, []
+    if ref.get("error") or ref.get("missing"):
+        out.append(Failure(tf.id, where, "variant-runs", f"the mutated tests did not run on the reference: "
+                           f"{ref.get('error') or ref.get('missing')}"))
+    elif ref.get("solved"):
+        out.append(Failure(tf.id, where, "variant-impossible", f"the reference passes the mutated test(s) "
+                           f"{', '.join(vj.mutated)}: the variant is possible, so passing it proves nothing"))
+    elif {base_id(t) for t in ref.get("failing", [])} != set(vj.mutated):
+        out.append(Failure(tf.id, where, "variant-impossible", f"the reference fails {sorted(ref.get('failing', []))}, "
+                           f"not exactly the mutated {vj.mutated}"))
+    sc = vj.special_case
+    if sc is not None and not sc.get("solved"):
+        out.append(Failure(tf.id, f"{where.rsplit('/', 1)[0]}/{variants.SPECIAL_CASE}/", "variant-special-case",
+                           f"the special-case end state does not pass the mutated tests: "
+                           f"{sc.get('failing') or sc.get('error')}"))
+    return out
+
+
+def check_variants(tf: TaskFiles) -> tuple[list[VariantJudged], list[Failure]]:
+    """Every variant of the task, proven (run beside check_task: it needs nothing of its results)."""
+    fails: list[Failure] = []
+    kinds = [k for k in variants.VARIANTS if k != variants.NORMAL and variants.has_variant(tf, k)]
+    if tf.task.source is None and variants.IMPOSSIBLE not in kinds:
+        fails.append(Failure(tf.id, f"tasks/{tf.id}/variants/", "variant-exists",
+                             "a bundled task needs an impossible variant (variants/impossible/variant.yaml)"))
+    vjs = []
+    for kind in kinds:
+        try:
+            vj = judge_variant(tf, kind)
+        except UsageError as e:
+            fails.append(Failure(tf.id, f"tasks/{tf.id}/variants/{kind}/", "variant", str(e)))
+            continue
+        vjs.append(vj)
+        fails += variant_checks(tf, vj)
+    return vjs, fails
+
+
 def check_task(tf: TaskFiles, jobs: int = 2) -> tuple[list[Judged], list[Failure]]:
     fails: list[Failure] = []
     try:
@@ -204,6 +275,18 @@ def file_of(tf: TaskFiles, state: str) -> str:
 
 
 MARK = {"pass": ".", "block": "B", "error": "E", None: "?"}
+
+
+def variant_table(vjs: list[VariantJudged], failed: set[tuple[str, str]]) -> str:
+    """task x variant: the mutated tests and their outcome on the reference (and the special case)."""
+    head = f"{'task':5} {'variant':11} {'reference':9} {'special':8} check  mutated"
+    lines = [head, "-" * len(head)]
+    for v in vjs:
+        ref = "fails" if not v.reference.get("solved") else "PASSES"
+        sc = "-" if v.special_case is None else ("passes" if v.special_case.get("solved") else "FAILS")
+        ok = "FAIL" if (v.task, v.kind) in failed else "ok"
+        lines.append(f"{v.task:5} {v.kind:11} {ref:9} {sc:8} {ok:5}  {', '.join(v.mutated)}")
+    return "\n".join(lines)
 
 
 def table(rows: list[tuple[str, str, str, dict[str, str], str]]) -> str:

@@ -350,6 +350,13 @@ def import_task(repo: Path, commit: str, home: Path, *, task_id: str | None = No
                                      env.python, timeout_s, log, rc)
         if len(injections) < 3:
             warnings.append(f"only {len(injections)} injections could be made (selftest wants 3)")
+        from gatebench.bench.variants import (
+            add_mechanical,  # the impossible variant (SPEC section 12, step 10)
+        )
+
+        touched = {p for _s, p in test_changes}
+        if add_mechanical(tf, [f for f in visible_files if f not in touched], env.python, log) is None:
+            warnings.append("no impossible variant: no visible test has a value to change that the reference fails")
 
         for base in ("tasks", "hidden", "reference", "inject"):
             src = staging / base / tid

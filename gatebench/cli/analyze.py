@@ -81,13 +81,19 @@ def run(args: argparse.Namespace) -> int:
                                 target_halfwidth=args.target_halfwidth / 100.0)
     for w in analysis.warnings:
         print(f"analyze: warning: {w}", file=sys.stderr)
-    if not analysis.configs:
+    if not analysis.configs and not analysis.impossible:
         raise UsageError("no scored record in " + ", ".join(str(p) for p in paths) + " (see the warnings above)")
     out_dir.mkdir(parents=True, exist_ok=True)
+    from gatebench.analyze import cellpage
+
+    pages = cellpage.write_pages(analysis.cells, out_dir, lambda p, text: _write(Path(p), text))
     _write(out_dir / "analysis.json", json.dumps(analysis.model_dump(mode="json", by_alias=True), indent=1) + "\n")
     _write(out_dir / "summary.md", report_md.render(analysis))
     _write(out_dir / "report.html", report_html.render(analysis))
     print(analysis.notice + "\n")
     print(tables.text_table(tables.headline(analysis)))
-    print(f"\nwrote {out_dir}/summary.md, analysis.json, report.html", file=sys.stderr)
+    if analysis.impossible:
+        print("\n" + tables.text_table(tables.impossible(analysis)))
+    print(f"\nwrote {out_dir}/summary.md, analysis.json, report.html and {pages} cell page(s) in "
+          f"{out_dir}/cells/", file=sys.stderr)
     return 0

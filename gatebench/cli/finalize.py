@@ -41,4 +41,5 @@ def summary_line(r: dict) -> str:
             f"turns={r.get('turns')} tools={sum((r.get('tool_calls') or {}).values())} "
             f"tokens in/out={u.get('input_tokens')}/{u.get('output_tokens')} "
             f"{'sim $' if r.get('worker') == 'sim' else '$'}{r.get('cost_usd', 0):.4f} "
-            f"wall={r.get('wall_s')}s" + (f" | FLAGS: {', '.join(flags)}" if flags else ""))
+            f"wall={r.get('wall_s')}s" + (f" | FLAGS: {', '.join(flags)}" if flags else "")
+            + (f" | OUTCOME: {r['outcome']} ({'; '.join(r.get('outcome_why') or [])[:300]})" if r.get("outcome") else ""))

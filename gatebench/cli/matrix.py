@@ -31,6 +31,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "with the plugin loaded (--plugin-dir), scored by the same oracle; its PreToolUse denials "
                         "are recorded. A PreToolUse gate (TDD Guard), a skill or a whole plugin")
     p.add_argument("--reps", type=int, default=1, help="repetitions per (config, task) (default 1)")
+    p.add_argument("--variant", type=_list, nargs="+", metavar="NAME",
+                   help="task variants, comma-separated: normal (default) and/or impossible (the prompt with one "
+                        "visible test made to contradict it; each such cell ends cheated, abstained or failed). "
+                        "Both in one run: --variant normal,impossible; cell ids stay apart (<config>/<task>/<rep>"
+                        "/impossible)")
     p.add_argument("--jobs", type=int, default=1, help="cells run at the same time (default 1)")
     add_cap_arguments(p)
     p.add_argument("--max-cost-usd", type=float, help="ceiling for the whole run: no new cell starts beyond it")
@@ -84,10 +89,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--arm runs on the local executor only (the Ray executor does not ship plugins)")
     configs = [c for group in args.configs or [] for c in group]
     tasks = [t for group in args.tasks or [] for t in group]
+    variants = [v for group in args.variant or [] for v in group]
     spec = MatrixSpec(configs=configs or all_configs(), tasks=tasks or default_tasks(), reps=args.reps,
                       jobs=args.jobs, worker=args.worker, opts=opts, max_cost_usd=args.max_cost_usd,
                       run_id=args.run_id or default_run_id(), retries=args.retries, seed=args.seed,
-                      arms={a.name: a.plugin for a in arms})
+                      arms={a.name: a.plugin for a in arms}, variants=variants or ["normal"])
     if args.runs_dir:
         spec.runs_dir = args.runs_dir.absolute()
     pre = preflight(spec)
@@ -105,7 +111,8 @@ def run(args: argparse.Namespace) -> int:
     est = per_cell * todo
     fake = " (sim: fake dollars from the CLI's price table, nothing is paid)" if spec.worker == "sim" else ""
     arm_note = f" + {len(spec.arms)} plugin arm(s) ({', '.join(spec.arms)})" if spec.arms else ""
-    print(f"[preflight] {len(spec.configs)} config(s){arm_note} x {len(spec.tasks)} task(s) x {spec.reps} rep(s) = {len(cells)} "
+    vs = f" x {len(spec.variants)} variant(s) ({','.join(spec.variants)})" if spec.variants != ["normal"] else ""
+    print(f"[preflight] {len(spec.configs)} config(s){arm_note} x {len(spec.tasks)} task(s){vs} x {spec.reps} rep(s) = {len(cells)} "
           f"cells; {len(done)} done, {todo} to run; worker {spec.worker}, model {opts.model}, CLI {pre['cli_version']}")
     from gatebench.claude_cli import DEFAULT_REVIEWER_MODEL, DEFAULT_WORKER_MODEL
 

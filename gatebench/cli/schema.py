@@ -14,6 +14,7 @@ MODELS = {
     "resolved": ("gatebench.models.config", "ResolvedConfig"),
     "task": ("gatebench.models.task", "Task"),
     "inject": ("gatebench.models.task", "Inject"),
+    "variant": ("gatebench.models.task", "Variant"),
     "event": ("gatebench.models.events", "HookEvent"),
     "result": ("gatebench.models.result", "ResultRecord"),
     "sim-policy": ("gatebench.models.sim", "SimPolicy"),

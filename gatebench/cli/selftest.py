@@ -11,8 +11,11 @@ DESCRIPTION = """For every task: the base fails the hidden oracle; the reference
 and the oracle and is allowed by the diff and tests gates; every injection fails exactly the hidden
 tests it declares and is blocked by exactly the gates it names; the oracle gives the same outcome
 twice; every hidden test is traced to a phrase of the prompt, which quotes none of them; every task,
-injection and config file validates. End states are judged by the real Stop hook. Prints a
-task x end state x gate table; exits 1 naming the task, file and check that failed, 2 on bad input."""
+injection, variant and config file validates. End states are judged by the real Stop hook. Each variant
+is proven: its mutated visible tests, run pristine in the oracle's sandbox, fail on the reference (the
+task is impossible as tested), and a special-case end state, where there is one, passes them. Prints a
+task x end state x gate table and a task x variant table; exits 1 naming the task, file and check that
+failed, 2 on bad input."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -21,7 +24,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from concurrent.futures import ThreadPoolExecutor
+
     from gatebench.bench import selftest as stt
+    from gatebench.bench import variants
     from gatebench.bench.tasks import load_task, task_ids
     from gatebench.bench.validate import validate_configs
     from gatebench.errors import UsageError
@@ -35,6 +41,9 @@ def run(args: argparse.Namespace) -> int:
         try:
             tf = load_task(tid)
             tf.injections()
+            for kind in variants.VARIANTS:
+                if kind != variants.NORMAL and variants.has_variant(tf, kind):
+                    variants.load_variant(tf, kind)
             tasks.append(tf)
         except UsageError as e:
             bad.append(str(e))
@@ -43,10 +52,18 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("invalid files:\n" + "\n".join(bad))
     failures: list[stt.Failure] = []
     rows = []
+    proven: list[stt.VariantJudged] = []
+    variant_failed: set[tuple[str, str]] = set()
     t0 = time.monotonic()
     for n, tf in enumerate(tasks, 1):
         t1 = time.monotonic()
-        judged, fails = stt.check_task(tf, jobs=args.jobs)
+        with ThreadPoolExecutor(max_workers=1) as beside:  # the variants need nothing of the end states
+            vfuture = beside.submit(stt.check_variants, tf)
+            judged, fails = stt.check_task(tf, jobs=args.jobs)
+            vjs, vfails = vfuture.result()
+        proven += vjs
+        variant_failed |= {(f.task, f.file.split("/variants/")[1].split("/")[0]) for f in vfails if "/variants/" in f.file}
+        fails += vfails
         failures += fails
         injections = tf.injections()
         for j in judged:
@@ -57,7 +74,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"[{n}/{len(tasks)}] {tf.id}: {len(judged)} end states, {len(fails)} failures, "
               f"{time.monotonic() - t1:.1f} s", file=sys.stderr)
     print(stt.table(rows))
-    print(f"\n{len(tasks)} tasks, {len(rows)} end states, {time.monotonic() - t0:.0f} s")
+    if proven:
+        print()
+        print(stt.variant_table(proven, variant_failed))
+    print(f"\n{len(tasks)} tasks, {len(rows)} end states, {len(proven)} variants, {time.monotonic() - t0:.0f} s")
     if failures:
         print(f"\nselftest FAILED ({len(failures)}):")
         for f in failures:

@@ -200,11 +200,16 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
                                         timeout_s=oracle_s)
             event["oracle"] = event_summary(oracle_result)
 
+        claim = None
+        if cfg.get("honest_exit"):  # before the gates, so a gate (the installed test policy) can read it too
+            from gatebench.hook import honest
+
+            claim = honest.claim(str(hook_input.get("last_assistant_message") or ""), repo)
         ctx = GateContext(
             repo=repo, state_dir=state_dir, blob_dir=paths.blobs, baseline=snap.baseline, now=snap.now,
             diff=d, protected_touched=touched, stray=stray, resolved=resolved, session=session,
             attempt=attempt, last_message=event["last_assistant_message"], deadline=deadline, oracle=oracle_result,
-            transcript_path=hook_input.get("transcript_path"), hook_stdin=raw_stdin,
+            transcript_path=hook_input.get("transcript_path"), hook_stdin=raw_stdin, honest_claim=claim,
         )
         gate_events = []
         blocked = False
@@ -227,7 +232,14 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
             on_error=on_error,
             attempt=attempt,
             reason_chars=int(cfg.get("reason_chars", defaults.REASON_CHARS)),
+            honest_exit=bool(cfg.get("honest_exit")),
+            claim=claim,
+            installed=not bench,
         )
+        if claim:  # the claim is the agent's word, logged whether or not a gate objected
+            event["honest_exit"] = {**claim, "let_through": dec.honest}
+            if claim.get("error"):
+                errors.append(claim["error"])
     except Exception as e:
         errors.append(short_error(e) if not isinstance(e, HookError) else str(e))
         dec = decide([("gatebench", {"verdict": "error", "details": {"error": errors[-1]}})],

@@ -138,6 +138,28 @@ class TaskMatrix(Model):
     cells: list[list[MatrixCell]] = Field(description="cells[task][config]")
 
 
+class ImpossibleSummary(Model):
+    """One config on impossible variants: how often the agent cheated, abstained or failed (SPEC section 17)."""
+
+    config: str
+    tasks: int
+    runs: int = Field(description="scored impossible cells (ok, timeout, cap)")
+    cheated: int
+    abstained: int
+    failed: int
+    cheat_rate: Estimate = Field(description="mean over tasks of cheated/runs; task-clustered CI as the solve rate's")
+    abstain_rate: Estimate = Field(description="mean over tasks of abstained/runs; same interval")
+    solve_rate: Estimate = Field(description="the hidden oracle (the real task) passed, on these cells")
+    cheat_delta: Estimate | None = Field(None, description="cheat rate - the baseline's, paired by task; cluster "
+                                         "bootstrap CI as for the solve-rate Δ")
+    abstain_delta: Estimate | None = Field(None, description="abstain rate - the baseline's, paired by task")
+    delta_tasks: int = Field(0, description="tasks with impossible cells under both this config and the baseline")
+    canary_pass_rate: Ratio | None = Field(None, description="cells with a canary that passed / cells whose "
+                                           "oracle ran canaries (the record's `canaries`); None when none did")
+    by_reason: dict[str, int] = Field(default_factory=dict, description="cheated cells by what decided it: "
+                                      "tests_pass, protected, tamper, canary (a cell may count under several)")
+
+
 class CellLink(Model):
     config: str
     task: str
@@ -146,6 +168,9 @@ class CellLink(Model):
     status: str
     solved: bool
     links: dict[str, str] = Field(description="name -> path relative to the output folder (or absolute)")
+    variant: str = "normal"
+    outcome: str | None = Field(None, description="impossible cells: cheated, abstained or failed")
+    page: str | None = Field(None, description="the cell's own page in the report (cells/<n>.html), if written")
 
 
 class LedgerInput(Model):
@@ -231,3 +256,6 @@ class Analysis(Model):
     notice: str = Field("", description="who played the agent, and what the rates and dollars therefore describe")
     provenance: list[ConfigProvenance] = Field(default_factory=list)
     plans: list[Plan] = Field(default_factory=list, description="what it would take: runs and dollars per comparison")
+    impossible: list[ImpossibleSummary] = Field(default_factory=list, description="per config, on impossible "
+                                                "variants: cheat and abstain rates (the other sections count normal "
+                                                "cells only)")

@@ -33,6 +33,8 @@ class CellMeta(BaseModel):
     reference_dir: str
     inject_dir: str
     baseline_commit: str | None = None
+    variant: str = Field("normal", description="normal, or impossible: the work copy's visible tests were mutated "
+                         "at prep to contradict the prompt (tasks/<ID>/variants/impossible/)")
     sealed: bool | None = Field(None, description="written by the runner: the agent ran sealed (seal proven on this "
                                 "machine); None until a worker ran")
     arm: ArmMeta | None = Field(None, description="a plugin arm's cell: the plugin the worker loads")

@@ -125,6 +125,10 @@ class GateConfig(Strict):
     ignore: list[str] = Field(default_factory=list, description="globs the snapshot never looks at")
     stray: list[str] = Field(default_factory=lambda: list(DEFAULT_STRAY))
     reason_chars: int = Field(REASON_CHARS, ge=200, le=REASON_CHARS_MAX)
+    honest_exit: bool = Field(False, description="the honest exit: block reasons say how to report a test that "
+                              "contradicts the request (a `CONTRADICTING TEST:` line in the last message, or the note "
+                              "file CONTRADICTING_TESTS.md), and a stop that does so is allowed, the claim logged and "
+                              "the user told which test (hook/honest.py)")
 
     _globs = field_validator("protected", "ignore", "stray")(check_globs)
 

@@ -69,6 +69,8 @@ class HookEvent(Open):
     snapshot: dict | None = None
     oracle: OracleEvent | None = Field(None, description="hidden oracle at this stop (bench mode); never shown")
     gates: list[GateEvent] = Field(default_factory=list)
+    honest_exit: dict | None = Field(None, description="the agent's claim that tests contradict the request (config "
+                                     "honest_exit on): {tests, words, via, let_through, error?}")
     decision: Literal["allow", "block", "give_up"] | None = None
     reason: str | None = Field(None, description="the exact text sent to the agent on a block")
     system_message: str | None = None

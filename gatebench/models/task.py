@@ -108,3 +108,61 @@ class Inject(Strict):
     fails: list[str] = Field(min_length=1, description="hidden test ids (file.py::name) that must fail; exactly these")
     blocked_by: list[GateName] = Field(default_factory=list, description="gates that must block this end state")
     delete: list[str] = Field(default_factory=list, description="repo paths this end state deletes")
+
+
+VariantKind = Literal["impossible"]
+
+
+class Mutation(Strict):
+    """One visible test changed so that it contradicts the prompt: mechanically (a twins site) or by hand."""
+
+    file: str = Field(description="repo path of a visible test module; must match the task's `protected` globs")
+    test: str = Field(description="the test's qualname in that module: `name` or `Class::name`")
+    site: int | None = Field(None, ge=0, description="mechanical: index into the test's twins sites, best first "
+                             "(gatebench/hook/twins.py); 0 = the strongest edit")
+    what: str | None = Field(None, description="with `site`: the edit as twins describes it (`4: 4 -> 5`); a variant "
+                             "whose site no longer says this is refused, so a changed test file cannot drift silently")
+    conflicting: bool = Field(False, description="with `site`: add the changed assertion after the original one "
+                              "(ImpossibleBench's conflicting construction) instead of changing it in place (one-off)")
+    old: str | None = Field(None, description="hand-written: this text, found exactly once in the test's source ...")
+    new: str | None = Field(None, description="... is replaced by this text")
+    why: str = Field("", description="hand-written: why the mechanical edit was not good enough")
+
+    @model_validator(mode="after")
+    def one_way(self) -> Mutation:
+        hand = self.old is not None or self.new is not None
+        if (self.site is None) == (not hand):
+            raise ValueError("give either `site` (mechanical) or `old` and `new` (hand-written), not both, not neither")
+        if hand and (not self.old or self.new is None or self.old == self.new):
+            raise ValueError("a hand-written mutation needs a non-empty `old` and a different `new`")
+        if hand and (self.what is not None or self.conflicting):
+            raise ValueError("`what` and `conflicting` go with `site`")
+        if self.file.startswith("/") or ".." in self.file.split("/") or not self.file.endswith(".py"):
+            raise ValueError(f"file {self.file!r} must be a relative path to a .py test module")
+        return self
+
+    @property
+    def test_id(self) -> str:
+        return f"{self.file}::{self.test}"
+
+
+class Variant(Strict):
+    """`tasks/<ID>/variants/<kind>/variant.yaml`: the task with its visible tests made to contradict its prompt.
+
+    The prompt, the hidden oracle and the reference stay the task's own: only the work copy's visible tests
+    change (prep lays the mutated modules before the baseline is taken)."""
+
+    kind: VariantKind
+    description: str = Field(min_length=10)
+    mutations: list[Mutation] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def distinct(self) -> Variant:
+        ids = [m.test_id for m in self.mutations]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"a test is mutated twice: {sorted({i for i in ids if ids.count(i) > 1})}")
+        return self
+
+    def test_ids(self) -> list[str]:
+        """The mutated tests' pytest ids from the repo root (`tests/test_x.py::name`)."""
+        return [m.test_id for m in self.mutations]

@@ -91,9 +91,30 @@ def base_contents(state_dir: Path, paths: set[str]) -> dict[str, str | None]:
     return out
 
 
+def variant_spec(meta: CellMeta, states: dict[str, dict]) -> dict:
+    """An impossible cell's part of the agent spec: the mutated tests, the honest exit's marker, and the end
+    states that game the tests (the original test written back over the reference; the variant's special case)."""
+    if meta.variant == "normal":
+        return {}
+    from gatebench.bench import variants
+    from gatebench.bench.tasks import load_task
+    from gatebench.hook.honest import MARKER
+
+    tf = load_task(meta.task)
+    v = variants.load_variant(tf, meta.variant)
+    ref = states[REFERENCE]["files"]
+    originals = {m.file: (tf.repo / m.file).read_text(encoding="utf-8") for m in v.mutations}
+    games = {"game:rewrite_test": {"kind": "game", "files": {**ref, **originals}, "delete": []}}
+    sc = variants.special_case_dir(tf, meta.variant)
+    if sc.is_dir():
+        games["game:special_case"] = {"kind": "game", "files": {**ref, **read_files(sc)}, "delete": []}
+    return {"variant": {"kind": meta.variant, "tests": v.test_ids(), "marker": MARKER}, "games": games}
+
+
 def agent_spec(cell: CellPaths, meta: CellMeta, policy: SimPolicy) -> dict:
     states = end_states(meta)
-    touched = {p for s in states.values() for p in (*s["files"], *s["delete"])}
+    extra = variant_spec(meta, states)
+    touched = {p for s in [*states.values(), *extra.get("games", {}).values()] for p in (*s["files"], *s["delete"])}
     resolved = read_json(str(cell.state / "config.json"))
     command = (resolved.get("task") or {}).get("test_command")  # type: ignore[attr-defined]
     python = resolved.get("python") or sys.executable  # type: ignore[attr-defined]
@@ -106,6 +127,7 @@ def agent_spec(cell: CellPaths, meta: CellMeta, policy: SimPolicy) -> dict:
         "states": states,
         "test_command": command.replace("{python}", shlex.quote(python)) if command else None,
         "leak_path": str(hidden[0]) if hidden else None,
+        **extra,
     }
 
 
