@@ -108,3 +108,17 @@ def test_failure_output_is_colour_free_and_benchmark_tables_are_left_out():
     assert "\x1b" not in text and "Name (time in us)" not in text and "=== 1 failed, 2 passed" in text
     digest = failure_digest(out, failed=["tests/test_a.py::test_x"])
     assert digest.startswith("Failing tests:\nFAILED tests/test_a.py::test_x")
+
+
+def test_the_honest_exit_excuses_only_the_tests_the_agent_names():
+    class Ctx:
+        transcript_path = None
+        honest_claim = {"tests": ["tests/test_semver.py::test_parse"], "words": {}, "via": "message"}
+
+    named = {"test": "test_parse", "path": "tests/test_semver.py", "kind": "removed"}
+    other = {"test": "test_bump", "path": "tests/test_semver.py", "kind": "removed"}
+    standing, let = userask.excuse(Ctx(), [named, other])
+    assert standing == [other] and [x["finding"] for x in let] == [named]
+    assert "honest exit" in let[0]["by"]
+    Ctx.honest_claim = None  # the exit off (or no claim): nothing is excused
+    assert userask.excuse(Ctx(), [named, other]) == ([named, other], [])
