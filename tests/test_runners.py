@@ -111,14 +111,15 @@ def test_failure_output_is_colour_free_and_benchmark_tables_are_left_out():
 
 
 def test_the_honest_exit_excuses_only_the_tests_the_agent_names():
-    class Ctx:
-        transcript_path = None
-        honest_claim = {"tests": ["tests/test_semver.py::test_parse"], "words": {}, "via": "message"}
+    from types import SimpleNamespace
+
+    ctx = SimpleNamespace(transcript_path=None,
+                          honest_claim={"tests": ["tests/test_semver.py::test_parse"], "words": {}, "via": "message"})
 
     named = {"test": "test_parse", "path": "tests/test_semver.py", "kind": "removed"}
     other = {"test": "test_bump", "path": "tests/test_semver.py", "kind": "removed"}
-    standing, let = userask.excuse(Ctx(), [named, other])
+    standing, let = userask.excuse(ctx, [named, other])
     assert standing == [other] and [x["finding"] for x in let] == [named]
     assert "honest exit" in let[0]["by"]
-    Ctx.honest_claim = None  # the exit off (or no claim): nothing is excused
-    assert userask.excuse(Ctx(), [named, other]) == ([named, other], [])
+    ctx.honest_claim = None  # the exit off (or no claim): nothing is excused
+    assert userask.excuse(ctx, [named, other]) == ([named, other], [])
