@@ -10,8 +10,11 @@ HELP = "prove the task suite measures what it claims (free: no model calls)"
 DESCRIPTION = """For every task: the base fails the hidden oracle; the reference passes the visible tests
 and the oracle and is allowed by the diff and tests gates; every injection fails exactly the hidden
 tests it declares and is blocked by exactly the gates it names; the oracle gives the same outcome
-twice; every hidden test is traced to a phrase of the prompt, which quotes none of them; every task,
-injection and config file validates. End states are judged by the real Stop hook. Prints a
+twice; every canary (a contradiction twin of an expected hidden test) fails on the reference in three
+runs (twins before, after, at random) beside originals that still pass, and contradicts no original on the
+base or an injection (one that does is named, with the `canaries: {exclude: [...]}` fix); every hidden test
+is traced to a phrase of the prompt, which quotes none of them; every task, injection and config file
+validates. End states are judged by the real Stop hook. Prints a
 task x end state x gate table; exits 1 naming the task, file and check that failed, 2 on bad input."""
 
 
@@ -43,10 +46,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("invalid files:\n" + "\n".join(bad))
     failures: list[stt.Failure] = []
     rows = []
+    canary_lines: list[str] = []
     t0 = time.monotonic()
     for n, tf in enumerate(tasks, 1):
         t1 = time.monotonic()
-        judged, fails = stt.check_task(tf, jobs=args.jobs)
+        judged, fails, proof = stt.check_task(tf, jobs=args.jobs)
         failures += fails
         injections = tf.injections()
         for j in judged:
@@ -56,7 +60,12 @@ def run(args: argparse.Namespace) -> int:
             rows.append((tf.id, j.state, kind, j.verdicts, ok))
         print(f"[{n}/{len(tasks)}] {tf.id}: {len(judged)} end states, {len(fails)} failures, "
               f"{time.monotonic() - t1:.1f} s", file=sys.stderr)
+        if proof is not None:
+            canary_lines.append(f"{tf.id:5} {proof.line()}"
+                                + (f"; excluded: {', '.join(proof.excluded)}" if proof.excluded else ""))
     print(stt.table(rows))
+    print("\ncanaries (twins of the expected hidden tests, proven on the reference x3, the base, each injection):")
+    print("\n".join(canary_lines))
     print(f"\n{len(tasks)} tasks, {len(rows)} end states, {time.monotonic() - t0:.0f} s")
     if failures:
         print(f"\nselftest FAILED ({len(failures)}):")
