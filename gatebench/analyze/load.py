@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import ValidationError
 from pydantic_core import from_json
 
+from gatebench.analyze.integrity import canary_flag
 from gatebench.analyze.provenance import record_fields, reviewer_models
 from gatebench.models.result import RESULT_SCHEMA_VERSION, ResultRecord
 
@@ -54,6 +55,7 @@ class Run:
     sim_policy: str | None = None
     sealed: bool | None = None
     reviewer_models: tuple = ()
+    canary: bool | None = None  # the final oracle had a contradicted canary; None: it ran none
 
 
 @dataclass
@@ -151,6 +153,7 @@ def to_run(d: dict, source: str, base_dir: str) -> Run:
     run = run if run is not None else _to_run_checked(d, source, base_dir)
     run.worker, run.sim_policy, run.sealed = record_fields(d)
     run.reviewer_models = reviewer_models(d)
+    run.canary = canary_flag(d)
     return run
 
 

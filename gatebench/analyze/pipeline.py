@@ -9,7 +9,7 @@ from pathlib import Path
 
 from gatebench import __version__
 from gatebench.analyze import cells as cells_mod
-from gatebench.analyze import metrics, planner, provenance
+from gatebench.analyze import integrity, metrics, planner, provenance
 from gatebench.analyze.gates import gate_stats
 from gatebench.analyze.load import Loaded, Run, load
 from gatebench.models.analysis import Analysis, CellLink, LedgerInput, Settings
@@ -31,6 +31,9 @@ METHODS = {
     "gates": "per stop attempt with an oracle result: positive = gate blocks, truth positive = oracle fails; "
     "Wilson intervals that treat stops as independent (descriptive)",
     "statuses": "ok, timeout and cap are scored (timeout and cap as not solved); infra_error is never scored",
+    "canary_pass": "scored runs whose final oracle had a contradicted canary (a twin of an expected hidden test "
+    "passed beside its passing original) / scored runs with canaries; CI as for solve_rate",
+    "reruns": "cells whose record has attempt_no > 1: rerun after infra errors (the bench's own faults)",
     "plans": "runs for a target half-width: smallest T' with t_{T'-1} * sd / sqrt(T') <= target, sd over the "
     "per-task values of the comparison, at the same runs per task; dollars at each arm's observed cost per run",
 }
@@ -61,6 +64,25 @@ def cell_links(runs: list[Run], out_dir: Path) -> list[CellLink]:
                  links=links(r, out_dir, cache))
         for r in ordered
     ]
+
+
+def _integrity(summaries, grouped, records: list[Run], confidence: float) -> list[str]:
+    """Canary-pass rates and reruns into each config's summary; the warnings that flag them."""
+    infra = {d: integrity.read_infra(Path(d) / "results.jsonl") for d in {r.base_dir for r in records
+                                                                           if r.attempt_no > 1}}
+    reruns = integrity.reruns(records, infra)
+    warnings = []
+    for s in summaries:
+        s.canary_pass, s.canary_cells, s.canary_runs = integrity.canary_rate(grouped.get(s.config, {}), confidence)
+        s.reruns = reruns.get(s.config, [])
+        if s.canary_cells:
+            warnings.append(f"config {s.config}: {s.canary_cells} of {s.canary_runs} scored run(s) had a canary "
+                            "pass beside its original: their outcomes did not depend on the code (in-process cheating)")
+        if s.reruns:
+            paid = sum(x.attempts - 1 for x in s.reruns)
+            warnings.append(f"config {s.config}: {len(s.reruns)} cell(s) rerun after infra errors ({paid} extra "
+                            "session(s)): " + ", ".join(f"{x.cell_id} x{x.attempts}" for x in s.reruns[:10]))
+    return warnings
 
 
 def _config_order(names: set[str], baseline: str | None) -> list[str]:
@@ -105,6 +127,7 @@ def build(
     for s in summaries:
         if s.runs and s.solved == 0:
             warnings.append(f"config {s.config}: no scored run solved its task (0/{s.runs}); cost per solve is undefined")
+    warnings += _integrity(summaries, grouped, resolved.scored + resolved.infra, confidence)
 
     present_baseline = baseline if baseline in grouped else None
     if baseline is not None and present_baseline is None:
