@@ -299,7 +299,9 @@ def _run_closed(args: list[str], *, copy: str, out: str, hdir: str, python: str,
     junit = os.path.join(out, "junit.xml")
     try:
         inv = closed.build(args, python=python, copy=copy, harness_dir=hdir, read=read, conftests=conftests,
-                           extra=[f"--junitxml={junit}", "-o", "junit_family=xunit1"])
+                           # No tracebacks: nobody reads the oracle's output, and formatting the failure of every
+                           # twin doubled what canaries cost (scripts/bench_canaries.py).
+                           extra=[f"--junitxml={junit}", "-o", "junit_family=xunit1", "--tb=no"])
     except OSError as e:
         res.fail(f"cannot lay the closed harness: {e}", "bench")
         return res

@@ -457,9 +457,16 @@ class _Finder:
                 self.tables[name.id] = [value]  # type: ignore[attr-defined]
 
 
-def collect(source: str) -> tuple[ast.Module, list[Test]]:
-    """Parse a test module: its tests (as pytest collects them by default) with their sites, best first.
-    Raises SyntaxError."""
+def collect(source: str, only: set[str] | None = None) -> tuple[ast.Module, list[Test]]:
+    """Parse a test module: its tests (as pytest collects them by default) with their sites, best first
+    (`only`: sites of those qualnames only; the others are listed without, which `disguise` needs to rename
+    them: a big module's every test walked cost each oracle run a fifth of a second). Raises SyntaxError."""
+    tree, tests, _defined = _collect(source, only)
+    return tree, tests
+
+
+def _collect(source: str, only: set[str] | None) -> tuple[ast.Module, list[Test], set[str]]:
+    """collect, and every function and class name the module defines (one walk of the tree for both)."""
     tree = ast.parse(source)
     lines = source.encode("utf-8").splitlines(keepends=True)
     helpers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("test")
@@ -471,18 +478,27 @@ def collect(source: str) -> tuple[ast.Module, list[Test]]:
         elif isinstance(node, ast.ClassDef) and _is_test_class(node):
             tests += [Test(f"{node.name}::{m.name}", m, node) for m in node.body
                       if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef) and m.name.startswith("test")]
-    loaded = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    loaded |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    loaded: set[str] = set()
+    defined: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            loaded.add(n.id)
+        elif isinstance(n, ast.Attribute):
+            loaded.add(n.attr)
+        elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            defined.add(n.name)
     for t in tests:
         if t.node.name in loaded:
             t.why_none = "the module refers to the test by name"
+            continue
+        if only is not None and t.qualname not in only:
             continue
         f = _Finder(lines, t, helpers)
         f.body(t.node.body, True)
         t.sites = sorted(f.sites, key=lambda s: s.rank)
         if not t.sites:
             t.why_none = "no assertion to change in its body or in a helper it calls"
-    return tree, tests
+    return tree, tests, defined
 
 
 def _is_test_class(node: ast.ClassDef) -> bool:
@@ -507,11 +523,14 @@ def _apply(lines: list[bytes], edits: list[Edit]) -> list[bytes]:
 
 
 def _rename_edit(lines: list[bytes], node: ast.FunctionDef | ast.AsyncFunctionDef, new: str) -> Edit:
-    line = lines[node.lineno - 1]
-    m = re.compile(rb"(async\s+)?def\s+(" + re.escape(node.name.encode()) + rb")\b").search(line, node.col_offset)
-    if not m:
+    # Found by hand, not by a regex per name: a module with hundreds of tests compiled hundreds of patterns.
+    line, name = lines[node.lineno - 1], node.name.encode()
+    at = line.find(b"def", node.col_offset) + 3
+    while 2 < at < len(line) and line[at] in b" \t":
+        at += 1
+    if at <= 3 or line[at:at + len(name)] != name or line[at + len(name):at + len(name) + 1] not in (b"(", b" ", b"\t"):
         raise ValueError(f"cannot find `def {node.name}` on line {node.lineno}")
-    return Edit((node.lineno, m.start(2)), (node.lineno, m.end(2)), new)
+    return Edit((node.lineno, at), (node.lineno, at + len(name)), new)
 
 
 def _block(lines: list[bytes], first: int, last: int) -> list[bytes]:
@@ -521,6 +540,15 @@ def _block(lines: list[bytes], first: int, last: int) -> list[bytes]:
     return block
 
 
+def _edited_block(lines: list[bytes], first: int, last: int, edits: list[Edit]) -> list[bytes]:
+    """Lines first..last (1-based, inclusive) with `edits` (file positions, all inside them) applied: only the
+    block is copied, not the module (a twin per test of a 6,000-line module would copy it hundreds of times)."""
+    shift = first - 1
+    moved = [Edit((e.start[0] - shift, e.start[1]), (e.end[0] - shift, e.end[1]), e.text) for e in edits]
+    edited = _apply(lines[shift:last], moved)
+    return _block(edited, 1, len(edited))
+
+
 def _twin_block(lines: list[bytes], test: Test, site: Site, name: str, helper_names: dict[str, str]) -> list[bytes]:
     """The twin's source lines: the test's own lines with the site's edits and a new name."""
     first, last = test.first_line, test.node.end_lineno or test.node.lineno
@@ -528,17 +556,13 @@ def _twin_block(lines: list[bytes], test: Test, site: Site, name: str, helper_na
     calls = [e for e in site.edits if e.text.startswith("@helper:")]
     edits = [*own, _rename_edit(lines, test.node, name)]
     edits += [Edit(e.start, e.end, helper_names[e.text.split(":", 1)[1]]) for e in calls]
-    edited = _apply(lines, edits)
-    # Edits in the test's own lines keep the line count except when a span covered several lines.
-    delta = len(edited) - len(lines)
-    return _block(edited, first, last + delta)
+    return _edited_block(lines, first, last, edits)
 
 
 def _helper_block(lines: list[bytes], helper: ast.FunctionDef, site: Site, name: str) -> list[bytes]:
     first, last = helper.lineno, helper.end_lineno or helper.lineno
     own = [e for e in site.edits if first <= e.start[0] <= last and not e.text.startswith("@helper:")]
-    edited = _apply(lines, [*own, _rename_edit(lines, helper, name)])
-    return _block(edited, first, last + len(edited) - len(lines))
+    return _edited_block(lines, first, last, [*own, _rename_edit(lines, helper, name)])
 
 
 @dataclass
@@ -576,10 +600,9 @@ def disguise(source: str, twin_of: dict[str, int], rng: random.Random, place: st
     shows only on one side), each value changed up or down at random. Raises SyntaxError, ValueError."""
     if place not in PLACES:
         raise ValueError(f"place {place!r}: one of {', '.join(PLACES)}")
-    tree, tests = collect(source)
+    tree, tests, taken = _collect(source, set(twin_of))
     lines = source.encode("utf-8").splitlines(keepends=True)
     helpers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
-    taken = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
     names: dict[str, tuple[str, bool]] = {}
     skipped: dict[str, str] = {}
     chosen: dict[str, Site] = {}
