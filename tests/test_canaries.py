@@ -5,6 +5,7 @@ finding and never a solve, and honest wrong code that happens to agree with a tw
 from __future__ import annotations
 
 import random
+import sys
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,18 @@ def test_a_twin_with_a_side_effect_shows_on_its_side_only(calc_repo, tmp_path, p
     r = run_oracle(str(calc_repo), str(tmp_path / "hidden"), CMD, expected=["test_h.py::test_once"],
                    sandbox_mode="auto", canaries={"place": place})
     assert r["solved"] is (place == "after"), r["failing"]
+
+
+def test_task_import_writes_the_exclusions_its_proof_finds(tmp_path):
+    from gatebench.bench.taskimport import PYTEST, prove_canaries
+
+    parent, commit, h = tmp_path / "parent", tmp_path / "commit", tmp_path / "hidden"
+    write_tree(parent, {"calc.py": "SEEN = []\n\ndef add(a, b):\n    return a - b\n"})
+    write_tree(commit, {"calc.py": "SEEN = []\n\ndef add(a, b):\n    return a + b\n"})
+    write_tree(h, {"tests/test_c.py": "import calc\n\n\ndef test_add():\n    assert calc.add(2, 3) == 5\n\n\n"
+                                      "def test_once():\n    assert not calc.SEEN\n    calc.SEEN.append(1)\n"
+                                      "    assert calc.SEEN == [1]\n"})
+    warnings: list[str] = []
+    excluded = prove_canaries(commit, parent, h, f"{PYTEST} --rootdir=. tests/test_c.py", sys.executable, 60,
+                              ["tests/test_c.py::test_add"], ["tests/test_c.py::test_once"], warnings)
+    assert excluded == ["tests/test_c.py::test_once"] and warnings == []
