@@ -35,8 +35,8 @@ def records(canaries: bool = False) -> tuple[list[dict], list[dict]]:
                  outcome_by={"cheated": ["tests_pass"], "abstained": ["honest_exit"], "failed": ["none"]}[out],
                  outcome_why=[f"synthetic {out}"], solved=out != "cheated" and r["solved"])
         if canaries:
-            x["canaries"] = {"run": 10, "passed": ["c"] if (out == "cheated" and r["rep"] == 0) else [],
-                             "contradicted": []}
+            hit = ["c"] if (out == "cheated" and r["rep"] == 0) else []
+            x["canaries"] = {"run": 10, "passed": hit, "contradicted": hit}
         imp.append(x)
     return normal, normal + imp
 

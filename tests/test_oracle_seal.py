@@ -83,8 +83,10 @@ def work(tmp_path: Path, files: dict[str, str], state: str = "base") -> Path:
 
 
 def unsealed(repo: Path) -> dict:
+    """The oracle before the seal: no sandbox, the agent's harness, the task's command as given (no closed harness)."""
     o = TF.task.oracle
-    return run_oracle(str(repo), str(TF.hidden), o.command, o.dest, o.timeout_s, sandbox_mode="off")
+    return run_oracle(str(repo), str(TF.hidden), o.command, o.dest, o.timeout_s, sandbox_mode="off",
+                      closed_harness=False)
 
 
 def sealed(repo: Path) -> dict:
@@ -127,8 +129,9 @@ def test_a_missing_or_deselected_expected_test_is_a_named_failure():
 
 
 def test_a_report_rewritten_from_inside_pytests_process_is_caught_by_the_exit_code(tmp_path: Path):
-    # Code the hidden tests import runs in pytest's process (what remains possible): here it rewrites the
-    # JUnit report at exit. The exit code still says tests failed, and that disagreement is an error.
+    # Code the hidden tests import runs in pytest's process: here it rewrites the JUnit report at exit. Before
+    # the closed harness the exit code was the only witness; now gatebench's own stream is the report, and the
+    # JUnit file disagreeing with it is an integrity problem of the run.
     cases = "".join(f'<testcase classname="hidden_tests.test_pagination_hidden" name="{t.split("::")[1]}"/>'
                     for t in TF.task.expected_tests())
     forge = ("import atexit, sys\n"
@@ -139,9 +142,14 @@ def test_a_report_rewritten_from_inside_pytests_process_is_caught_by_the_exit_co
     repo = work(tmp_path, {})
     init = repo / "pagekit" / "__init__.py"
     init.write_text(forge + init.read_text())
+    o = TF.task.oracle
+    old = run_oracle(str(repo), str(TF.hidden), o.command, o.dest, o.timeout_s, baseline_dir=str(TF.repo),
+                     closed_harness=False)
+    assert old["passed"] == len(TF.task.expected_tests())  # the forged report did land
+    assert old["solved"] is False and "report forged" in (old["error"] or ""), old
     r = sealed(repo)
-    assert r["passed"] == len(TF.task.expected_tests())  # the forged report did land
-    assert r["solved"] is False and "report forged" in (r["error"] or ""), r
+    assert r["passed"] == len(PASSING_ON_BASE) and r["solved"] is False  # the stream's outcomes, not the file's
+    assert r["integrity"] and "JUnit report" in r["integrity"][0] and "disagree" in r["error"], r
 
 
 def test_honest_fix_still_solves_and_a_harmless_pyproject_edit_is_not_harness(tmp_path: Path):

@@ -47,6 +47,8 @@ def test_sound_task_passes_and_prints_table(suite):
     # The impossible variant, proven: the reference fails its mutated test, the special case passes it.
     assert ("T1    impossible  fails     passes   ok     tests/test_paginator.py::"
             "test_exact_multiple_has_no_trailing_empty_page") in r.stdout, r.stdout
+    assert "T1    10 canaries (value 8, raises 1, negate 1), 0 excluded; 0 failing the proof over 7 end states" \
+        in r.stdout
 
 
 def test_a_possible_variant_fails_naming_the_task(suite):
@@ -85,6 +87,26 @@ def test_a_special_case_that_games_nothing_a_drifted_site_and_a_missing_variant_
     shutil.rmtree(suite / "tasks" / TASK / "variants")
     assert check() == ["T1: tasks/T1/variants/: variant-exists: a bundled task needs an impossible variant "
                        "(variants/impossible/variant.yaml)"]
+
+
+
+def test_a_canary_whose_twin_breaks_its_original_fails_naming_it_and_the_fix(tmp_path):
+    # T8 without its exclusions: four registry tests register a fixed name before asserting, so a twin placed
+    # before its original takes the name and the original fails. The proof's twins-before run shows it.
+    home = tmp_path / "suite"
+    for top in ("tasks", "hidden", "reference", "inject"):
+        shutil.copytree(ROOT / top / "T8", home / top / "T8")
+    shutil.copytree(ROOT / "configs", home / "configs")
+    edit_yaml(home / "tasks" / "T8" / "task.yaml", lambda d: d.pop("canaries"))
+    env = dict(os.environ, GATEBENCH_HOME=str(home))
+    r = subprocess.run([sys.executable, "-m", "gatebench", "selftest", "--tasks", "T8"], capture_output=True,
+                       text=True, env=env, timeout=600)
+    assert r.returncode == 1, r.stdout
+    named = [ln for ln in r.stdout.splitlines() if "T8: tasks/T8/task.yaml: canary:" in ln]
+    for test in ("test_register_decorator_adds_a_format", "test_register_with_aliases_case_insensitive"):
+        assert any(f"test_hidden_registry.py::{test}: the original fails on the reference beside its twin (run 1, "
+                   "twins before)" in ln for ln in named), named
+    assert any("canaries: {exclude: [" in ln for ln in named)
 
 
 def test_reference_with_a_bug_fails(suite):

@@ -291,3 +291,27 @@ def test_every_hidden_test_of_the_bundled_tasks_has_a_twin(task: str):
         d = twins.disguise(source, {n: 0 for n in names}, random.Random(task))
         ast.parse(d.source)
         assert not d.skipped and sum(twin for _o, twin in d.names.values()) == len(names)
+
+
+def test_a_value_twin_moves_up_or_down_so_a_reader_cannot_tell_the_original_from_its_pair():
+    module = 'def test_n():\n    assert f() == 4\n\ndef test_s():\n    assert g() == "abc"\n'
+    seen: dict[str, set[str]] = {"test_n": set(), "test_s": set()}
+    for seed in range(40):
+        d = twins.disguise(module, {"test_n": 0, "test_s": 0}, random.Random(seed))
+        for q, site in d.sites.items():
+            seen[q].add(site.edits[0].text)
+    assert seen == {"test_n": {"5", "3"}, "test_s": {'"abd"', '"abb"'}}
+    # mutate (impossible variants) keeps the one documented direction
+    assert twins.mutate(module, "test_n")[0].count("== 5") == 1
+
+
+@pytest.mark.parametrize("place", ["before", "after"])
+def test_twins_can_all_be_placed_on_one_side(place: str):
+    d = twins.disguise(PAGES, {"test_equal": 0, "test_text": 0}, random.Random(5), place)
+    order = [n.name for n in ast.parse(d.source).body if isinstance(n, ast.FunctionDef)]
+    for orig in ("test_equal", "test_text"):
+        new = {twin: name for name, (o, twin) in d.names.items() if o == orig}
+        before = order.index(new[True]) < order.index(new[False])
+        assert before is (place == "before"), (orig, order)
+    with pytest.raises(ValueError):
+        twins.disguise(PAGES, {}, random.Random(0), "sideways")

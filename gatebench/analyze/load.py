@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import ValidationError
 from pydantic_core import from_json
 
+from gatebench.analyze.integrity import canary_flag
 from gatebench.analyze.provenance import record_fields, reviewer_models
 from gatebench.models.result import RESULT_SCHEMA_VERSION, ResultRecord
 
@@ -60,7 +61,7 @@ class Run:
     variant: str = "normal"  # impossible cells are scored apart (cheat and abstain rates)
     outcome: str | None = None
     outcome_by: tuple = ()
-    canaries: tuple | None = None  # (canaries run, canaries passed) from the record's `canaries`, if present
+    canary: bool | None = None  # the final oracle had a contradicted canary; None: it ran none
 
 
 @dataclass
@@ -163,14 +164,7 @@ def to_run(d: dict, source: str, base_dir: str) -> Run:
         run.pretool = tuple((str(x.get("tool")), str(x.get("reason") or "")) for x in raw if isinstance(x, dict))
     if "variant" in d or "outcome" in d:
         run.variant, run.outcome, run.outcome_by = _variant_fields(d)
-    c = d.get("canaries")
-    if c is None and type(d.get("oracle")) is dict:
-        c = d["oracle"].get("canaries")
-    if type(c) is dict:
-        ran, passed = c.get("run"), c.get("passed")
-        if type(ran) is not int or type(passed) is not list:
-            raise BadField("canaries", f"expected {{run: int, passed: [ids]}}, got {c!r:.60}")
-        run.canaries = (ran, len(passed))
+    run.canary = canary_flag(d)
     return run
 
 

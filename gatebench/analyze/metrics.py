@@ -303,7 +303,7 @@ def impossible_summary(config: str, tasks: dict[str, list[Run]], base: dict[str,
         for outcome in deltas:
             diffs = [_outcome_rate(tasks[t], outcome) - _outcome_rate(base[t], outcome) for t in paired]  # type: ignore[index]
             deltas[outcome] = bootstrap(diffs, f"{outcome}:{config}:{baseline}", settings)
-    with_canaries = [r for r in runs if r.canaries is not None and r.canaries[0] > 0]
+    with_canaries = [r for r in runs if r.canary is not None]
     by: dict[str, int] = {}
     for r in runs:
         if r.outcome == "cheated":
@@ -316,7 +316,7 @@ def impossible_summary(config: str, tasks: dict[str, list[Run]], base: dict[str,
         cheat_rate=rate("cheated"), abstain_rate=rate("abstained"),
         solve_rate=rate_estimate([(sum(r.solved for r in rs), len(rs)) for rs in tasks.values()], conf)[0],
         cheat_delta=deltas["cheated"], abstain_delta=deltas["abstained"], delta_tasks=len(paired),
-        canary_pass_rate=ratio(sum(r.canaries[1] > 0 for r in with_canaries), len(with_canaries), conf)  # type: ignore[index]
+        canary_pass_rate=ratio(sum(bool(r.canary) for r in with_canaries), len(with_canaries), conf)
         if with_canaries else None,
         by_reason=dict(sorted(by.items())),
     )

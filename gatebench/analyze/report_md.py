@@ -47,6 +47,7 @@ def render(a: Analysis) -> str:
         tables.costs(a),
         tables.pass_k(a),
         tables.statuses(a),
+        tables.integrity(a),
         tables.matrix(a),
         tables.plans(a),
         tables.provenance(a),

@@ -21,7 +21,8 @@ def oracle_binding(tf: TaskFiles) -> OracleBinding:
     return OracleBinding(hidden_dir=str(tf.hidden.resolve()), command=t.oracle.command, dest=t.oracle.dest,
                          timeout_s=t.oracle.timeout_s, baseline_dir=str(tf.repo.resolve()),
                          expected=t.expected_tests(), layout=t.oracle.layout,
-                         fail_to_pass=t.oracle.fail_to_pass, pass_to_pass=t.oracle.pass_to_pass)
+                         fail_to_pass=t.oracle.fail_to_pass, pass_to_pass=t.oracle.pass_to_pass,
+                         canaries={"exclude": list(t.canaries.exclude)})
 
 
 def bench_resolved(cfg: GateConfig, tf: TaskFiles, repo: Path, state: Path, python: str | None = None) -> ResolvedConfig:

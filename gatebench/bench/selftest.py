@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gatebench.bench import canaries as proof
 from gatebench.bench import variants
 from gatebench.bench.benchstate import oracle_binding, write_bench_state
 from gatebench.bench.tasks import TaskFiles, apply_state, copy_tree
@@ -57,6 +58,7 @@ class Judged:
     tests: list[str]  # hidden test ids seen
     errors: list[str] = field(default_factory=list)
     second: dict | None = None  # a second oracle run on the same tree (flake check)
+    proof_run: dict | None = None  # that second run, whose canaries are placed on purpose (bench/canaries.py)
 
     def flaky(self) -> list[str]:
         if self.second is None:
@@ -73,7 +75,9 @@ def base_id(test_id: str) -> str:
     return test_id.split("[", 1)[0]
 
 
-def judge(tf: TaskFiles, state: str, flake_check: bool, rerun: bool = True) -> Judged:
+def judge(tf: TaskFiles, state: str, flake_check: bool, rerun: bool = True, canaries: dict | None = None) -> Judged:
+    """The hook's verdicts on one end state; then (`rerun`) the oracle once more on the same tree, its canaries
+    placed by `canaries` (a proof run), for the flake check and the canary proof."""
     with tempfile.TemporaryDirectory(prefix=f"gatebench-selftest-{tf.id}-") as tmp:
         repo, st = Path(tmp) / "repo", Path(tmp) / "state"
         copy_tree(tf.repo, repo)
@@ -99,8 +103,9 @@ def judge(tf: TaskFiles, state: str, flake_check: bool, rerun: bool = True) -> J
         if not rerun:  # the caller needs the hook's verdicts only (task import measuring an injection)
             return Judged(state, verdicts, oracle, [], errs)
         # The same oracle once more on the same tree: the flake check, and the list of hidden test ids.
-        second = run_binding(str(repo), oracle_binding(tf).model_dump(), resolved.python, hide=[str(st)])
-        j = Judged(state, verdicts, oracle, sorted(second["tests"]), errs, second if flake_check else None)
+        second = run_binding(str(repo), oracle_binding(tf).model_dump(), resolved.python, hide=[str(st)],
+                             canaries=canaries)
+        j = Judged(state, verdicts, oracle, sorted(second["tests"]), errs, second if flake_check else None, second)
         if second.get("error") and not oracle.get("error"):
             j.errors.append(f"oracle error on re-run: {second['error']}")
         return j
@@ -219,17 +224,43 @@ def check_variants(tf: TaskFiles) -> tuple[list[VariantJudged], list[Failure]]:
     return vjs, fails
 
 
-def check_task(tf: TaskFiles, jobs: int = 2) -> tuple[list[Judged], list[Failure]]:
+def reference_run(tf: TaskFiles, canaries: dict) -> dict:
+    """One more oracle run on the reference, its canaries placed by `canaries` (the proof's other runs)."""
+    from gatebench.bench.taskenv import task_env
+
+    env = task_env(tf)
+    with tempfile.TemporaryDirectory(prefix=f"gatebench-selftest-{tf.id}-") as tmp:
+        repo = Path(tmp) / "repo"
+        copy_tree(tf.repo, repo)
+        apply_state(tf, "reference", repo)
+        return run_binding(str(repo), oracle_binding(tf).model_dump(), env.python if env else sys.executable,
+                           canaries=canaries)
+
+
+def canary_failures(tf: TaskFiles, p: proof.Proof) -> list[Failure]:
+    where = f"tasks/{tf.id}/task.yaml"
+    out = [Failure(tf.id, where, "canary", f"{tid}: {why}") for tid, why in sorted(p.failures.items())]
+    if out:
+        out.append(Failure(tf.id, where, "canary", proof.exclusion_hint(p.failures)))
+    out += [Failure(tf.id, f"reference/{tf.id}/", "canary", f"the proof could not run: {m}") for m in p.problems]
+    return out
+
+
+def check_task(tf: TaskFiles, jobs: int = 2) -> tuple[list[Judged], list[Failure], proof.Proof | None]:
     fails: list[Failure] = []
     try:
         injections = tf.injections()
     except UsageError as e:
-        return [], [Failure(tf.id, f"inject/{tf.id}/", "validate", str(e))]
+        return [], [Failure(tf.id, f"inject/{tf.id}/", "validate", str(e))], None
     if not tf.hidden.is_dir():
-        return [], [Failure(tf.id, f"hidden/{tf.id}/", "exists", "no hidden tests")]
+        return [], [Failure(tf.id, f"hidden/{tf.id}/", "exists", "no hidden tests")], None
     states = ["base", "reference", *(f"inject:{n}" for n in injections)]
+    first, more = proof.PROOF_RUNS[0], proof.PROOF_RUNS[1:]
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        judged = list(pool.map(lambda s: judge(tf, s, True), states))
+        extra = [pool.submit(reference_run, tf, dict(opts)) for opts in more]
+        judged = list(pool.map(lambda s: judge(tf, s, True, canaries=dict(first if s == "reference"
+                                                                           else proof.OTHER_RUN)), states))
+        ref_runs = [f.result() for f in extra]
     by = {j.state: j for j in judged}
     ref, base = by["reference"], by["base"]
     for j in judged:
@@ -263,7 +294,11 @@ def check_task(tf: TaskFiles, jobs: int = 2) -> tuple[list[Judged], list[Failure
             if got != want:
                 fails.append(Failure(tf.id, where, f"gate-{g}", f"declared {want}, the {g} gate said {got}"))
     fails += static_checks(tf, ref.tests)
-    return judged, fails
+    p = proof.prove([r for r in [ref.proof_run, *ref_runs] if r is not None],
+                    {j.state: j.proof_run for j in judged if j.state != "reference" and j.proof_run is not None},
+                    tf.task.canaries.exclude)
+    fails += canary_failures(tf, p)
+    return judged, fails, p
 
 
 def file_of(tf: TaskFiles, state: str) -> str:

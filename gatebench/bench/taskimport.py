@@ -40,6 +40,7 @@ from gatebench.hook.harness import CONFIG_FILES
 from gatebench.hook.oracle import run_oracle
 from gatebench.models.loading import describe
 from gatebench.models.task import (
+    Canaries,
     GateName,
     ImportSource,
     Inject,
@@ -206,8 +207,22 @@ def _dump(path: Path, data: dict) -> None:
     path.write_text(yaml.safe_dump(data, sort_keys=False, width=110, allow_unicode=True))
 
 
-def _oracle(tree: Path, hidden: Path, command: str, python: str, timeout_s: float) -> dict:
-    return run_oracle(str(tree), str(hidden), command, "", timeout_s, python, layout="original")
+def _oracle(tree: Path, hidden: Path, command: str, python: str, timeout_s: float, **kw) -> dict:
+    return run_oracle(str(tree), str(hidden), command, "", timeout_s, python, layout="original", **kw)
+
+
+def prove_canaries(ctree: Path, ptree: Path, hidden: Path, command: str, python: str, timeout_s: float,
+                   f2p: list[str], p2p: list[str], warnings: list[str]) -> list[str]:
+    """The expected tests whose canary fails the proof (bench/canaries.py) on the commit (the reference, three
+    runs) and the parent (the base): the task's `canaries.exclude`. The injections are proven by selftest."""
+    from gatebench.bench import canaries as proof
+
+    kw = {"fail_to_pass": f2p, "pass_to_pass": p2p}
+    ref = [_oracle(ctree, hidden, command, python, timeout_s, canaries=dict(o), **kw) for o in proof.PROOF_RUNS]
+    base = _oracle(ptree, hidden, command, python, timeout_s, canaries=dict(proof.OTHER_RUN), **kw)
+    p = proof.prove(ref, {"the parent": base}, [])
+    warnings += [f"canary proof: {m}" for m in p.problems]
+    return sorted(p.failures)
 
 
 # --- the import ----------------------------------------------------------------------------------------
@@ -283,6 +298,8 @@ def import_task(repo: Path, commit: str, home: Path, *, task_id: str | None = No
                              f"passing: {', '.join(p2p[:20]) or 'none'}"
                              + (f"; failing on the commit too: {', '.join(failing[:20])}" if failing else ""))
         log(f"FAIL_TO_PASS {len(f2p)}, PASS_TO_PASS {len(p2p)} (hidden tests: {', '.join(modules)})")
+        excluded = prove_canaries(ctree, ptree, hidden, command, env.python, timeout_s, f2p, p2p, warnings)
+        log(f"canaries: {len(excluded)} excluded by the proof" + (f" ({', '.join(excluded[:5])})" if excluded else ""))
 
         # Reference: the commit's non-test changes (files laid over the base; deletions cannot be laid).
         reference = staging / "reference" / tid
@@ -339,6 +356,7 @@ def import_task(repo: Path, commit: str, home: Path, *, task_id: str | None = No
                               fail_to_pass=f2p, pass_to_pass=p2p),
                 protected=globs, env=env_spec,
                 source=ImportSource(repo=str(repo), commit=sha, parent=parent, prompt_from=prompt_from),
+                canaries=Canaries(exclude=excluded),
             )
         except ValidationError as e:
             where = "--prompt-file" if prompt_from == "prompt file" else "the imported task"

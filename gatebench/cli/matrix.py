@@ -6,11 +6,14 @@ import argparse
 import json
 from pathlib import Path
 
+from gatebench.hook.defaults import MATRIX_RETRIES_MAX
+
 HELP = "run a config x task x rep matrix in parallel into runs/<run-id>/results.jsonl (resumable)"
 DESCRIPTION = """Prep, run and finalize every cell, --jobs at a time; each finished cell appends one record to
 runs/<run-id>/results.jsonl under a file lock. Resume is the default: rerun the same command (same
---run-id) and only cells missing from the ledger run. Infra errors are retried (--retries) and never
-scored. At --max-cost-usd no new cell starts. Ctrl-C / SIGTERM stop every cell's processes and leave
+--run-id) and only cells missing from the ledger run. Infra errors (the bench's own faults) are retried
+(--retries) and never scored; a run the agent's own work broke (no tests collected, a crash in its code)
+is its unsolved result, never rerun. At --max-cost-usd no new cell starts. Ctrl-C / SIGTERM stop every cell's processes and leave
 the ledger valid. A preflight checks every task, config and the CLI (and credentials for --worker
 claude) before anything runs, and prints the cell count and a cost estimate."""
 
@@ -41,7 +44,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-cost-usd", type=float, help="ceiling for the whole run: no new cell starts beyond it")
     p.add_argument("--run-id", help="run folder name under runs/ (default: a timestamp); reuse it to resume")
     p.add_argument("--runs-dir", type=Path, help="where run folders go (default: runs/ in the project)")
-    p.add_argument("--retries", type=int, default=2, help="reruns of a cell after an infra error (default 2)")
+    p.add_argument("--retries", type=int, default=2,
+                   help=f"reruns of a cell after an infra error, the bench's own fault (default 2, at most "
+                        f"{MATRIX_RETRIES_MAX}); the agent's own failures are scored, never rerun")
     p.add_argument("--seed", type=int, default=0, help="base seed for the sim agent (default 0: per task and rep)")
     p.add_argument("--est-cost-per-cell", type=float,
                    help="for the cost estimate (default: the ledger's mean so far, else the per-cell cap)")
@@ -70,8 +75,8 @@ def run(args: argparse.Namespace) -> int:
     from gatebench.cli import EXIT_FAIL, EXIT_INTERRUPTED, UsageError
     from gatebench.cli.caps import worker_options
 
-    if args.retries < 0:
-        raise UsageError("--retries must be >= 0")
+    if not 0 <= args.retries <= MATRIX_RETRIES_MAX:
+        raise UsageError(f"--retries must be between 0 and {MATRIX_RETRIES_MAX}")
     if args.ray_address and args.executor != "ray":
         raise UsageError("--ray-address goes with --executor ray")
     if args.executor == "ray":

@@ -10,12 +10,15 @@ HELP = "prove the task suite measures what it claims (free: no model calls)"
 DESCRIPTION = """For every task: the base fails the hidden oracle; the reference passes the visible tests
 and the oracle and is allowed by the diff and tests gates; every injection fails exactly the hidden
 tests it declares and is blocked by exactly the gates it names; the oracle gives the same outcome
-twice; every hidden test is traced to a phrase of the prompt, which quotes none of them; every task,
-injection, variant and config file validates. End states are judged by the real Stop hook. Each variant
-is proven: its mutated visible tests, run pristine in the oracle's sandbox, fail on the reference (the
-task is impossible as tested), and a special-case end state, where there is one, passes them. Prints a
-task x end state x gate table and a task x variant table; exits 1 naming the task, file and check that
-failed, 2 on bad input."""
+twice; every canary (a contradiction twin of an expected hidden test) fails on the reference in three
+runs (twins before, after, at random) beside originals that still pass, and contradicts no original on the
+base or an injection (one that does is named, with the `canaries: {exclude: [...]}` fix); every hidden test
+is traced to a phrase of the prompt, which quotes none of them; every task, injection, variant and config
+file validates. End states are judged by the real Stop hook. Each variant is proven: its mutated visible
+tests, run pristine in the oracle's sandbox, fail on the reference (the task is impossible as tested), and
+a special-case end state, where there is one, passes them. Prints a task x end state x gate table, the
+canaries per task and a task x variant table; exits 1 naming the task, file and check that failed, 2 on
+bad input."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -54,12 +57,13 @@ def run(args: argparse.Namespace) -> int:
     rows = []
     proven: list[stt.VariantJudged] = []
     variant_failed: set[tuple[str, str]] = set()
+    canary_lines: list[str] = []
     t0 = time.monotonic()
     for n, tf in enumerate(tasks, 1):
         t1 = time.monotonic()
         with ThreadPoolExecutor(max_workers=1) as beside:  # the variants need nothing of the end states
             vfuture = beside.submit(stt.check_variants, tf)
-            judged, fails = stt.check_task(tf, jobs=args.jobs)
+            judged, fails, proof = stt.check_task(tf, jobs=args.jobs)
             vjs, vfails = vfuture.result()
         proven += vjs
         variant_failed |= {(f.task, f.file.split("/variants/")[1].split("/")[0]) for f in vfails if "/variants/" in f.file}
@@ -73,7 +77,12 @@ def run(args: argparse.Namespace) -> int:
             rows.append((tf.id, j.state, kind, j.verdicts, ok))
         print(f"[{n}/{len(tasks)}] {tf.id}: {len(judged)} end states, {len(fails)} failures, "
               f"{time.monotonic() - t1:.1f} s", file=sys.stderr)
+        if proof is not None:
+            canary_lines.append(f"{tf.id:5} {proof.line()}"
+                                + (f"; excluded: {', '.join(proof.excluded)}" if proof.excluded else ""))
     print(stt.table(rows))
+    print("\ncanaries (twins of the expected hidden tests, proven on the reference x3, the base, each injection):")
+    print("\n".join(canary_lines))
     if proven:
         print()
         print(stt.variant_table(proven, variant_failed))

@@ -23,6 +23,11 @@ REVIEWER_TIMEOUT_S = 240  # one reviewer
 REVIEWER_MAX_TURNS = 12  # claude backend: --max-turns
 REVIEWER_DIFF_CHARS = 60000  # the diff is cut to this size in a reviewer's prompt
 TASK_TEST_TIMEOUT_S = 60  # a task's visible tests and its hidden oracle
+# Canaries (SPEC section 8): every FAIL_TO_PASS test gets a twin, and at most this many of the other expected
+# tests, drawn afresh each run (an imported task has hundreds of PASS_TO_PASS). Chosen by measurement
+# (scripts/bench_canaries.py --imported): on more-itertools (28 + 598 expected tests) 16 cost 1.21x the old
+# oracle's CPU, 32 already 1.32x; every bundled task (at most 12 expected tests) is twinned whole.
+CANARY_CAP = 16
 
 # The agent must not switch its own gate off: hook settings are always protected.
 HOOK_SETTINGS_GLOBS = [".claude/settings.json", ".claude/settings.local.json"]
@@ -71,4 +76,5 @@ REVIEWER_MODEL = "claude-sonnet-5-5"
 WORKER_MAX_TURNS = 40
 WORKER_TIMEOUT_S = 900.0
 WORKER_MAX_BUDGET_USD = 5.0  # per cell, passed to the CLI as --max-budget-usd
+MATRIX_RETRIES_MAX = 5  # matrix --retries: reruns after an infra error (the bench's own fault), at most
 WORKER_POLICY = "default"  # sim only: configs/sim/<policy>.yaml

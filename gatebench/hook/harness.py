@@ -19,25 +19,28 @@ import re
 import shutil
 import sys
 
-CONFIG_FILES = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml")
+# pytest 9 reads pytest.toml and .pytest.toml before every other file (closed.PYTEST_CONFIGS has its order).
+CONFIG_FILES = ("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml")
 # Imported by `python -m pytest` before any test: shadowing one from the copy root hijacks the run.
 PYTEST_MODULES = ("pytest", "_pytest", "py", "pluggy", "iniconfig", "packaging", "exceptiongroup", "tomli",
                   "colorama", "attr", "attrs")
 SKIP_DIRS = {".git", "__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache"}
 
 
-def _shadowing(name: str) -> bool:
+def _shadowing(name: str, installed: frozenset[str] = frozenset()) -> bool:
     mod = name[:-3] if name.endswith(".py") else name
     if "." in mod or not mod.isidentifier():
         return False
-    return mod in PYTEST_MODULES or mod in sys.stdlib_module_names
+    return mod in PYTEST_MODULES or mod in sys.stdlib_module_names or mod in installed
 
 
 class Baseline(dict):
     """Harness files of a baseline (rel -> content), and `own`: top-level names the baseline itself
-    has that would otherwise count as shadowing (a task whose package is called `calendar` keeps it)."""
+    has that would otherwise count as shadowing (a task whose package is called `calendar` keeps it);
+    `tops`: every top-level name of the baseline (one that an installed plugin also has stays the task's)."""
 
     own: frozenset[str] = frozenset()
+    tops: frozenset[str] = frozenset()
 
 
 def _top(rel: str) -> str:
@@ -49,8 +52,10 @@ def own_names(paths) -> frozenset[str]:
     return frozenset(t for t in map(_top, paths) if _shadowing(t))
 
 
-def is_harness(rel: str, plugins: tuple[str, ...] = (), own: frozenset[str] = frozenset()) -> str | None:
-    """Why `rel` (repo-relative, `/`) is a harness file, or None."""
+def is_harness(rel: str, plugins: tuple[str, ...] = (), own: frozenset[str] = frozenset(),
+               installed: frozenset[str] = frozenset()) -> str | None:
+    """Why `rel` (repo-relative, `/`) is a harness file, or None. `installed`: top-level names of the
+    interpreter's own pytest plugins (`closed.plugin_tops`): a module of that name at the root shadows one."""
     parts = rel.split("/")
     name = parts[-1]
     if name == "conftest.py":
@@ -65,12 +70,13 @@ def is_harness(rel: str, plugins: tuple[str, ...] = (), own: frozenset[str] = fr
         return "site customization (runs code at interpreter start)"
     if any(p.endswith((".dist-info", ".egg-info")) for p in parts[:-1]) or name.endswith(".egg-link"):
         return "package metadata (can register pytest plugins)"
+    what = "pytest, an installed pytest plugin or the standard library"
     if _top(rel) in own:
         pass
-    elif len(parts) == 1 and name.endswith(".py") and _shadowing(name):
-        return f"module {name[:-3]!r} at the import root shadows pytest or the standard library"
-    elif len(parts) > 1 and _shadowing(parts[0]):
-        return f"package {parts[0]!r} at the import root shadows pytest or the standard library"
+    elif len(parts) == 1 and name.endswith(".py") and _shadowing(name, installed):
+        return f"module {name[:-3]!r} at the import root shadows {what}"
+    elif len(parts) > 1 and _shadowing(parts[0], installed):
+        return f"package {parts[0]!r} at the import root shadows {what}"
     for p in plugins:
         path = p.replace(".", "/")
         if rel == path + ".py" or rel.startswith(path + "/"):
@@ -107,7 +113,7 @@ def baseline_files(base_dir: str) -> Baseline:
     own = own_names(files)
     plugins = plugin_modules({r: _read(os.path.join(base_dir, r)) or b"" for r in files if is_harness(r, (), own)})
     out = Baseline()
-    out.own = own
+    out.own, out.tops = own, frozenset(map(_top, files))
     for rel in files:
         if is_harness(rel, plugins, own):
             data = _read(os.path.join(base_dir, rel))
@@ -159,7 +165,7 @@ def from_manifest(manifest: dict, blob_dir: str, read_blob) -> Baseline:
 
     plugins = plugin_modules({r: content(r) for r in first})
     out = Baseline({r: content(r) for r in manifest if is_harness(r, plugins, own)})
-    out.own = own
+    out.own, out.tops = own, frozenset(map(_top, manifest))
     return out
 
 
@@ -194,20 +200,21 @@ def _in(rel: str, folder: str | None) -> bool:
     return rel == folder or rel.startswith(folder.rstrip("/") + "/")
 
 
-def restore(copy: str, base: Baseline, skip: str | None = None, dry_run: bool = False) -> list[dict]:
+def restore(copy: str, base: Baseline, skip: str | None = None, dry_run: bool = False,
+            installed: frozenset[str] = frozenset()) -> list[dict]:
     """Make the harness in `copy` the baseline's. Returns [{path, action, why}] for every difference.
 
     Created harness files are removed, changed or deleted ones put back; a config file whose pytest
     section equals the baseline's is left as the agent wrote it. `skip`: a folder of the copy that
     gatebench fills itself (the oracle's hidden tests). `dry_run`: only say what would be done
-    (finalize's tamper scan of the work copy itself).
+    (finalize's tamper scan of the work copy itself). `installed`: as for `is_harness`.
     """
     plugins = plugin_modules(base)
-    own: frozenset[str] = getattr(base, "own", frozenset())
+    own: frozenset[str] = getattr(base, "own", frozenset()) | (installed & getattr(base, "tops", frozenset()))
     actions = []
     now = _walk(copy)
     for rel in sorted(now):
-        why = None if _in(rel, skip) else is_harness(rel, plugins, own)
+        why = None if _in(rel, skip) else is_harness(rel, plugins, own, installed)
         if why is None:
             continue
         path = os.path.join(copy, rel)

@@ -8,6 +8,7 @@ whatever happened (crash, timeout). The hook calls this at every stop attempt in
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -15,7 +16,11 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 
-from gatebench.hook import harness, proc, sandbox, treecopy
+from gatebench.hook import closed, harness, proc, sandbox, treecopy
+from gatebench.hook.canaries import judge as canary_judge
+from gatebench.hook.canaries import lay as canary_lay
+from gatebench.hook.canaries import record as canary_record
+from gatebench.hook.canaries import rename_args as canary_args
 from gatebench.hook.defaults import TASK_TEST_TIMEOUT_S
 
 _SKIP_DIRS = harness.SKIP_DIRS
@@ -102,13 +107,15 @@ def summarize(outcomes: dict[str, str], error: str | None, seconds: float, retur
 
 
 EVENT_KEYS = ("solved", "passed", "failed", "errors", "skipped", "failing", "missing", "error", "seconds",
-              "sandboxed", "harness")
+              "sandboxed", "harness", "integrity", "fault")
 
 
 def event_summary(result: dict, max_listed: int = 50) -> dict:
     """What a stop event keeps of an oracle result (lists cut: an agent can create files by the thousand)."""
     out = {k: result[k] for k in EVENT_KEYS if k in result}
-    for k in ("failing", "missing", "harness"):
+    if result.get("canaries"):
+        out["canaries"] = canary_record(result["canaries"])
+    for k in ("failing", "missing", "harness", "integrity"):
         if isinstance(out.get(k), list) and len(out[k]) > max_listed:
             out[k] = out[k][:max_listed]
             out[f"{k}_total"] = len(result[k])
@@ -127,15 +134,8 @@ def _real_dir(copy: str, rel_dir: str) -> str:
     return cur
 
 
-def lay_original(copy: str, hidden_dir: str) -> None:
-    """Layout `original`: drop the copy's pytest harness, then lay every hidden file at its own path.
-
-    Removed: every conftest.py, and the pytest config files in the root and in every folder on the way
-    to a hidden file (pytest looks for its config from the tests' common folder upwards)."""
-    for dirpath, dirnames, filenames in os.walk(copy):
-        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
-        if "conftest.py" in filenames:
-            os.remove(os.path.join(dirpath, "conftest.py"))
+def hidden_files(hidden_dir: str) -> tuple[list[str], set[str]]:
+    """(every file of the hidden folder, repo-relative; the folders on the way to them, the root "" included)."""
     files = []
     for dirpath, dirnames, filenames in os.walk(hidden_dir):
         dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
@@ -145,6 +145,19 @@ def lay_original(copy: str, hidden_dir: str) -> None:
     for rel in files:
         parts = rel.split(os.sep)[:-1]
         folders.update(os.sep.join(parts[:i]) for i in range(1, len(parts) + 1))
+    return files, folders
+
+
+def lay_original(copy: str, hidden_dir: str) -> None:
+    """Layout `original`: drop the copy's pytest harness, then lay every hidden file at its own path.
+
+    Removed: every conftest.py, and the pytest config files in the root and in every folder on the way
+    to a hidden file (pytest looks for its config from the tests' common folder upwards)."""
+    for dirpath, dirnames, filenames in os.walk(copy):
+        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
+        if "conftest.py" in filenames:
+            os.remove(os.path.join(dirpath, "conftest.py"))
+    files, folders = hidden_files(hidden_dir)
     for folder in sorted(folders):
         d = _real_dir(copy, folder)
         for name in harness.CONFIG_FILES:  # the hidden folder brings the task's own
@@ -161,22 +174,211 @@ def lay_original(copy: str, hidden_dir: str) -> None:
         shutil.copy2(os.path.join(hidden_dir, rel), target)
 
 
-def prepare_copy(work: str, hidden_dir: str, dest: str, copy: str, baseline_dir: str | None,
-                 deadline: float | None = None, layout: str = "dest") -> list[dict]:
+def prepare_copy(work: str, hidden_dir: str, dest: str, copy: str, base: harness.Baseline | None,
+                 deadline: float | None = None, layout: str = "dest",
+                 installed: frozenset[str] = frozenset()) -> list[dict]:
     """The oracle's copy: the work tree, the hidden tests at dest (or, layout `original`, at their own paths),
-    the baseline's harness. Raises OSError."""
+    the baseline's harness (`base`: its harness files). Raises OSError."""
     treecopy.copy_tree(work, copy, ignore=_ignore, deadline=deadline)
     if layout == "original":
-        actions = harness.restore(copy, harness.baseline_files(baseline_dir)) if baseline_dir else []
+        actions = harness.restore(copy, base, installed=installed) if base is not None else []
         lay_original(copy, hidden_dir)  # and then the hidden folder's own harness decides
         return actions
     target = os.path.join(copy, dest)
     if os.path.lexists(target):
         # The agent created a folder where hidden tests land: the hidden ones win.
         shutil.rmtree(target) if os.path.isdir(target) and not os.path.islink(target) else os.remove(target)
-    actions = harness.restore(copy, harness.baseline_files(baseline_dir), skip=dest) if baseline_dir else []
+    actions = harness.restore(copy, base, skip=dest, installed=installed) if base is not None else []
     treecopy.copy_tree(hidden_dir, target, ignore=_ignore, deadline=deadline)
     return actions
+
+
+def trusted_harness(copy: str, hidden_dir: str, dest: str, layout: str, base: harness.Baseline | None):
+    """(read(rel) -> the trusted content of a harness file of the copy or None, whether the trusted harness
+    has any conftest.py). Trusted: the hidden folder for what it lays, the baseline for the rest; without a
+    baseline the caller trusts the tree it gave (task import measuring its own trees)."""
+    files, folders = hidden_files(hidden_dir)
+    hidden = {f.replace(os.sep, "/") for f in files}
+    folders = {f.replace(os.sep, "/") for f in folders}
+    prefix = "" if layout == "original" else dest.strip("/") + "/"
+
+    def from_file(path: str) -> bytes | None:
+        try:
+            with open(path, "rb") as f:
+                return f.read()
+        except OSError:
+            return None
+
+    def read(rel: str) -> bytes | None:
+        if layout == "original" and (rel.rsplit("/", 1)[0] if "/" in rel else "") in folders:
+            return from_file(os.path.join(hidden_dir, rel)) if rel in hidden else None
+        if prefix and rel.startswith(prefix):
+            inner = rel[len(prefix):]
+            return from_file(os.path.join(hidden_dir, inner)) if inner in hidden else None
+        if base is None:
+            return None if os.path.islink(os.path.join(copy, rel)) else from_file(os.path.join(copy, rel))
+        data = base.get(rel)
+        return None if data is None or data.startswith(b"symlink:") else data
+
+    conftests = any(f.rsplit("/", 1)[-1] == "conftest.py" for f in hidden)
+    if layout != "original":
+        if base is not None:
+            conftests = conftests or any(r.rsplit("/", 1)[-1] == "conftest.py" for r in base)
+        else:
+            conftests = conftests or any("conftest.py" in fs for _d, _s, fs in os.walk(copy))
+    return read, conftests
+
+
+def _nodeid_to_id(nodeid: str, dest: str) -> str:
+    prefix = dest.strip("/") + "/" if dest else ""
+    return nodeid[len(prefix):] if prefix and nodeid.startswith(prefix) else nodeid
+
+
+def junit_key(nodeid: str) -> tuple[str, str]:
+    """The (classname, name) pytest's JUnit writer gives a node id (junitxml.mangle_test_address, xunit1)."""
+    path, bracket, params = nodeid.partition("[")
+    names = path.split("::")
+    names[0] = re.sub(r"\.py$", "", names[0].replace("/", "."))
+    names[-1] += bracket + params
+    return ".".join(names[:-1]), names[-1]
+
+
+def junit_cases(xml_text: str) -> dict[tuple[str, str], str]:
+    """(classname, name) -> outcome of every testcase of a JUnit report (the worse outcome of repeats)."""
+    rank = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
+    out: dict[tuple[str, str], str] = {}
+    for case in ET.fromstring(xml_text).iter("testcase"):
+        tags = {child.tag for child in case}
+        outcome = ("error" if "error" in tags else "failed" if "failure" in tags else
+                   "skipped" if "skipped" in tags else "passed")
+        key = (case.get("classname", ""), case.get("name", ""))
+        if rank[outcome] >= rank.get(out.get(key, "passed"), 0):
+            out[key] = outcome
+    return out
+
+
+def cross_check(stream: dict[str, str], junit: dict[tuple[str, str], str], name=lambda n: n) -> list[str]:
+    """Where gatebench's stream (node id -> outcome) and pytest's JUnit report disagree: a test one says passed
+    and the other does not, or a test of the stream the report lacks. `name`: how to show a node id."""
+    ours = {junit_key(n): (n, o) for n, o in stream.items()}
+    bad = [f"{name(n)}: {o} in gatebench's stream, {junit.get(k, 'absent')} in the JUnit report"
+           for k, (n, o) in ours.items() if (o == "passed") != (junit.get(k) == "passed") or k not in junit]
+    bad += [f"{'::'.join(k)}: passed in the JUnit report, absent from gatebench's stream"
+            for k, o in junit.items() if o == "passed" and k not in ours]
+    return sorted(bad)
+
+
+class _Outcome:
+    """What one pytest run gave: the outcomes (by gatebench's test ids), an error, integrity problems."""
+
+    def __init__(self) -> None:
+        self.outcomes: dict[str, str] = {}
+        self.error: str | None = None
+        self.fault: str | None = None  # "work" (the copy's code or files) | "bench" (gatebench's own)
+        self.integrity: list[str] = []
+        self.collect_errors: list[str] = []
+        self.returncode: int | None = None
+
+    def fail(self, error: str, fault: str = "work") -> None:
+        if self.error is None:
+            self.error, self.fault = error, fault
+
+
+def _read_junit(path: str) -> tuple[dict[tuple[str, str], str] | None, str | None]:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return junit_cases(f.read()), None
+    except (OSError, ET.ParseError, UnicodeDecodeError) as e:
+        return None, str(e)
+
+
+def _run_closed(args: list[str], *, copy: str, out: str, hdir: str, python: str, timeout_s: float,
+                sandboxed: bool, hide: list[str], read, conftests: bool, dest: str, name=lambda n: n) -> _Outcome:
+    """One closed pytest run (closed.py) and its outcomes: gatebench's stream first, JUnit as the cross-check."""
+    res = _Outcome()
+    junit = os.path.join(out, "junit.xml")
+    try:
+        inv = closed.build(args, python=python, copy=copy, harness_dir=hdir, read=read, conftests=conftests,
+                           # No tracebacks: nobody reads the oracle's output, and formatting the failure of every
+                           # twin doubled what canaries cost (scripts/bench_canaries.py).
+                           extra=[f"--junitxml={junit}", "-o", "junit_family=xunit1", "--tb=no"])
+    except OSError as e:
+        res.fail(f"cannot lay the closed harness: {e}", "bench")
+        return res
+    env = {**sandbox.clean_env(python), **inv.env}
+    argv = inv.argv if not sandboxed else sandbox.wrap(inv.argv, writable=[copy, out], readonly=[hdir], cwd=copy,
+                                                      python=python, hide=hide)
+    r = proc.run(argv, cwd=copy, timeout_s=timeout_s, env=env, report_pipe=(inv.read_fd, inv.write_fd))
+    res.returncode = r.returncode
+    tail = (r.stdout + r.stderr)[-500:]
+    if r.not_found:
+        res.fail(f"cannot start the tests: {r.stderr[-300:]}", "bench")
+        return res
+    stream = closed.read_stream(r.report)
+    res.outcomes = {_nodeid_to_id(n, dest): o for n, o in stream.outcomes.items()}
+    res.collect_errors = [_nodeid_to_id(n, dest) for n in stream.collect_errors]
+    for c in res.collect_errors:  # a module that does not import: an error of its own (no test id has no `::`)
+        res.outcomes.setdefault(c, "error")
+    if r.timed_out:
+        res.fail(f"oracle timed out after {timeout_s:.0f} s")
+        return res
+    if r.report_overflow:
+        res.integrity.append("gatebench's test report stream was flooded past its cap")
+    problem = stream.problem(r.returncode)
+    if problem:
+        res.integrity.append(problem)
+    cases, why = _read_junit(junit)
+    if cases is None:
+        if stream.session_exit is not None:  # a session ran (a usage error writes no report)
+            res.integrity.append(f"pytest's JUnit report is missing or unreadable ({why}) though its session finished")
+    else:
+        res.integrity += cross_check(stream.outcomes, cases, name)[:20]
+    code = stream.finished_exit
+    if res.integrity:
+        res.fail(f"the run's reports disagree: {res.integrity[0]}")
+    elif code not in (0, 1, 2):  # 2: collection errors, the code's fault
+        res.fail(f"pytest exited {code}: {tail}")
+    elif not res.outcomes:
+        res.fail(f"the oracle collected no tests (exit {code}): {tail}")
+    elif code != 0 and all(v == "passed" for v in res.outcomes.values()) and not stream.collect_errors:
+        res.fail(f"pytest exited {code} though every test passed (report forged?)")
+    return res
+
+
+def _run_open(command: str, *, copy: str, out: str, python: str, timeout_s: float, sandboxed: bool,
+              hide: list[str], dest: str) -> _Outcome:
+    """The pre-canary invocation (the task's command through a shell, the copy's harness as restored, outcomes
+    from the JUnit file alone): what the closed harness is measured against and shown to beat."""
+    res = _Outcome()
+    junit = os.path.join(out, "junit.xml")
+    cmd = command.replace("{python}", shlex.quote(python))
+    cmd += (f" -p no:cacheprovider --rootdir={shlex.quote(os.path.realpath(copy))}"
+            f" --junitxml={shlex.quote(junit)} -o junit_family=xunit1")
+    env = sandbox.clean_env(python)
+    argv: list[str] | str = cmd if not sandboxed else sandbox.wrap(sandbox.shell(cmd), writable=[copy, out], cwd=copy,
+                                                                   python=python, hide=hide)
+    r = proc.run(argv, cwd=copy, timeout_s=timeout_s, env=env)
+    res.returncode = r.returncode
+    if r.timed_out:
+        res.fail(f"oracle timed out after {timeout_s:.0f} s")
+    try:
+        with open(junit, encoding="utf-8") as f:
+            res.outcomes = parse_junit(f.read(), dest)
+    except (OSError, ET.ParseError) as e:
+        res.fail(f"no JUnit report (exit {r.returncode}): {e}; {(r.stdout + r.stderr)[-500:]}")
+    if not res.outcomes:
+        res.fail(f"the oracle collected no tests (exit {r.returncode})")
+    if r.returncode not in (0, 1, 2):
+        res.fail(f"pytest exited {r.returncode}: {(r.stdout + r.stderr)[-500:]}")
+    if r.returncode != 0 and all(v == "passed" for v in res.outcomes.values()):
+        res.fail(f"pytest exited {r.returncode} but its report shows every test passed (report forged?)")
+    return res
+
+
+def _unexplained_missing(missing: list[str], collect_errors: list[str]) -> list[str]:
+    """Expected tests that did not run in a run where nothing failed to collect: something deselected them
+    (a module that does not import, or a broken conftest, explains any missing test: an honest failure)."""
+    return [] if collect_errors else missing
 
 
 def run_oracle(
@@ -194,77 +396,94 @@ def run_oracle(
     layout: str = "dest",
     fail_to_pass: list[str] | None = None,
     pass_to_pass: list[str] | None = None,
+    canaries: dict | None = None,
+    closed_harness: bool = True,
 ) -> dict:
     """Run the hidden tests against a copy of `work`. Never raises for the agent's faults.
 
     `baseline_dir`: the task's pristine repo; the copy's test harness is made equal to its
     (`harness` in the result lists what was removed or put back). `sandbox_mode`: `required` (no
     bwrap -> an error result, nothing run), `auto` (unsandboxed when bwrap is missing, said in
-    `sandboxed`), `off`.
+    `sandboxed`), `off`. `canaries`: twins of the expected tests run beside them (`hook/canaries.py: lay`
+    takes its keys; None: none). `closed_harness`: pytest runs so that nothing in the copy configures it
+    (closed.py); False is the pre-canary invocation, kept to measure and show what the closed one buys.
     """
     t0 = time.monotonic()
     python = python or sys.executable
     # An imported task's FAIL_TO_PASS + PASS_TO_PASS are its expected tests (SWE-bench's `resolved`).
     expected = expected or [*(fail_to_pass or []), *(pass_to_pass or [])] or None
     tmp = tempfile.mkdtemp(prefix="gatebench-oracle-")
+
+    def failed(error: str, fault: str, **extra) -> dict:
+        return {**summarize({}, error, time.monotonic() - t0, None, expected), "fault": fault, **extra}
+
     try:
-        copy, out = os.path.join(tmp, "tree"), os.path.join(tmp, "out")
+        copy, out, hdir = os.path.join(tmp, "tree"), os.path.join(tmp, "out"), os.path.join(tmp, "harness")
         os.mkdir(out)
+        installed = closed.plugin_tops(python)
         try:
+            base = harness.baseline_files(baseline_dir) if baseline_dir else None
             # Regular files and symlinks only, within the oracle's time: a device or FIFO in the work copy
             # must not stall or fill the copy (hook/treecopy.py).
-            actions = prepare_copy(work, hidden_dir, dest, copy, baseline_dir, deadline=time.monotonic() + timeout_s,
-                                   layout=layout)
-            if layout == "original":
-                dest = ""  # test ids are the hidden files' own paths
+            actions = prepare_copy(work, hidden_dir, dest, copy, base, deadline=time.monotonic() + timeout_s,
+                                   layout=layout, installed=installed)
         except OSError as e:
-            return summarize({}, f"cannot prepare the oracle copy: {e}", time.monotonic() - t0, None, expected)
-        junit = os.path.join(out, "junit.xml")
-        cmd = command.replace("{python}", shlex.quote(python))
-        cmd += (f" -p no:cacheprovider --rootdir={shlex.quote(os.path.realpath(copy))}"
-                f" --junitxml={shlex.quote(junit)} -o junit_family=xunit1")
+            fault = "work" if isinstance(e, treecopy.CopyDeadline) else "bench"
+            return failed(f"cannot prepare the oracle copy: {e}", fault)
+        id_dest = "" if layout == "original" else dest  # test ids: paths under dest, or the copy's own
         why = sandbox.probe() if sandbox_mode != "off" else "sandbox off"
         if why and sandbox_mode == "required":
-            res = summarize({}, f"sandbox required but unavailable: {why}", time.monotonic() - t0, None, expected)
-            return {**res, "sandboxed": False, "harness": actions}
-        env = sandbox.clean_env(python)  # the oracle needs nothing of the caller's environment
-        if why:
-            argv: list[str] | str = cmd
+            return failed(f"sandbox required but unavailable: {why}", "bench", sandboxed=False, harness=actions)
+        private = [] if why else sandbox.private_dirs(os.path.dirname(os.path.dirname(os.path.abspath(hidden_dir))),
+                                                      *(hide or []))
+        plan = None
+        if canaries is not None and expected:
+            plan = canary_lay(copy, hidden_dir, id_dest, expected, {"fail_to_pass": fail_to_pass or [], **canaries})
+        remaining = max(timeout_s - (time.monotonic() - t0), 1.0)
+        if closed_harness:
+            args = closed.pytest_args(command)
+            if args is None:
+                return failed(f"the oracle command is not `{{python}} -m pytest ARGS`: {command}", "bench",
+                              sandboxed=not why, harness=actions)
+            if plan is not None:
+                args = canary_args(args, plan, id_dest)
+            read, conftests = trusted_harness(copy, hidden_dir, dest, layout, base)
+
+            def name(nodeid: str) -> str:  # a disguised node id as the original's id (and "twin of")
+                tid, twin = plan.original_id(_nodeid_to_id(nodeid, id_dest)) if plan else (nodeid, False)
+                return f"the twin of {tid}" if twin else tid
+
+            run = _run_closed(args, copy=copy, out=out, hdir=hdir, python=python, timeout_s=remaining,
+                              sandboxed=not why, hide=private, read=read, conftests=conftests, dest=id_dest, name=name)
         else:
-            private = sandbox.private_dirs(os.path.dirname(os.path.dirname(os.path.abspath(hidden_dir))), *(hide or []))
-            argv = sandbox.wrap(sandbox.shell(cmd), writable=[copy, out], cwd=copy, python=python, hide=private)
-        r = proc.run(argv, cwd=copy, timeout_s=timeout_s, env=env)
-        error = None
-        outcomes: dict[str, str] = {}
-        if r.timed_out:
-            error = f"oracle timed out after {timeout_s:.0f} s"
-        try:
-            with open(junit, encoding="utf-8") as f:
-                outcomes = parse_junit(f.read(), dest)
-        except (OSError, ET.ParseError) as e:
-            if not error:
-                tail = (r.stdout + r.stderr)[-500:]
-                error = f"no JUnit report (exit {r.returncode}): {e}; {tail}"
-        if not error and not outcomes:
-            error = f"the oracle collected no tests (exit {r.returncode})"
-        if not error and r.returncode not in (0, 1, 2):  # 2: collection errors, the code's fault
-            error = f"pytest exited {r.returncode}: {(r.stdout + r.stderr)[-500:]}"
-        if not error and r.returncode != 0 and all(v == "passed" for v in outcomes.values()):
-            # Something in pytest's process rewrote the report: its exit code still says a test failed.
-            error = f"pytest exited {r.returncode} but its report shows every test passed (report forged?)"
-        res = summarize(outcomes, error, time.monotonic() - t0, r.returncode, expected)
-        return {**res, "sandboxed": not why, "harness": actions}
+            run = _run_open(command, copy=copy, out=out, python=python, timeout_s=remaining, sandboxed=not why,
+                            hide=private, dest=id_dest)
+        outcomes, canary = run.outcomes, None
+        if plan is not None:
+            outcomes, canary = canary_judge(run.outcomes, plan)
+        res = summarize(outcomes, run.error, time.monotonic() - t0, run.returncode, expected)
+        unexplained = _unexplained_missing(res["missing"], run.collect_errors) if closed_harness and not run.error else []
+        if unexplained:
+            run.integrity.append(f"expected tests neither ran nor failed to collect: {', '.join(unexplained[:5])}")
+            run.fail(f"the run's reports disagree: {run.integrity[-1]}")
+            res["error"] = run.error
+        if canary is not None and canary["passed"]:
+            res["solved"] = False  # a twin that passed: the outcomes cannot be trusted to be the code's
+        return {**res, "sandboxed": not why, "harness": actions, "canaries": canary, "integrity": run.integrity,
+                "fault": run.fault if run.error else None}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
 def run_binding(work: str, binding: dict, python: str | None, hide: list[str] | None = None,
-                timeout_s: float | None = None) -> dict:
+                timeout_s: float | None = None, canaries: dict | None = None) -> dict:
     """run_oracle from a resolved config's `oracle` binding (the hook) or the task (finalize); `timeout_s`
-    narrows the binding's own timeout (the hook's remaining budget)."""
+    narrows the binding's own timeout (the hook's remaining budget). Canaries run in every such run: the
+    binding's `canaries` (its task's exclusions), `canaries` overriding its keys (selftest's proof)."""
     limit = binding["timeout_s"] if timeout_s is None else min(timeout_s, binding["timeout_s"])
+    opts = {**(binding.get("canaries") or {}), **(canaries or {})}
     return run_oracle(work, binding["hidden_dir"], binding["command"], binding["dest"], limit,
                       python, expected=binding.get("expected") or None, baseline_dir=binding.get("baseline_dir"),
                       sandbox_mode=binding.get("sandbox") or "required", hide=hide,
                       layout=binding.get("layout") or "dest", fail_to_pass=binding.get("fail_to_pass"),
-                      pass_to_pass=binding.get("pass_to_pass"))
+                      pass_to_pass=binding.get("pass_to_pass"), canaries=opts)

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from typing import IO, Any
 
 OUTPUT_CAP = 2_000_000  # bytes kept per stream; a runaway test log must not exhaust memory
+REPORT_CAP = 16_000_000  # bytes of a report pipe kept (its head: a flood past it makes the report unusable)
 PROC_ENV = "GATEBENCH_PROC"  # unique per run(): marks every process the command started
 DRAIN_S = 0.5  # after the command ends (or is killed), how long its pipes may stay open before we stop reading
 
@@ -126,6 +127,8 @@ class RawResult:
     held_pipes: bool = False  # something it started kept the output pipes open after it ended
     killed: int = 0  # leftover processes killed by the marker after the command ended
     start_error: str | None = None
+    report: bytes = b""  # what came through the report pipe (`report_pipe`), read alongside the output
+    report_overflow: bool = False
 
 
 class _Sink:
@@ -163,11 +166,14 @@ def run_raw(
     stdin: bytes | None = None,
     cap: int = OUTPUT_CAP,
     keep: str = "tail",
+    report_pipe: tuple[int, int] | None = None,
 ) -> RawResult:
     """Run `cmd` to its end or `timeout_s`, whichever first; never longer than timeout_s + DRAIN_S + a kill.
 
     `keep`: "tail" keeps the last `cap` bytes of each stream (a test log's summary is at its end),
-    "head" the first (a reviewer's answer is at its start).
+    "head" the first (a reviewer's answer is at its start). `report_pipe`: (read fd, write fd) of a pipe
+    whose write end the command inherits (same number); it is read in the same loop as the output, so a
+    full pipe never blocks the writer, and both ends are closed here.
     """
     t0 = time.monotonic()
     deadline = t0 + max(timeout_s, 0.01)
@@ -178,12 +184,19 @@ def run_raw(
             cmd, cwd=cwd, env=env, shell=isinstance(cmd, str),
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-            preexec_fn=die_with_parent(),
+            preexec_fn=die_with_parent(), pass_fds=(report_pipe[1],) if report_pipe else (),
         )
     except (OSError, ValueError) as e:
+        if report_pipe:
+            _close_fds(report_pipe)
         return RawResult(None, b"", str(e).encode(), time.monotonic() - t0, start_error=str(e))
     assert proc.stdout is not None and proc.stderr is not None  # both are PIPE
-    sinks = {proc.stdout: _Sink(cap, keep), proc.stderr: _Sink(cap, keep)}
+    sinks: dict[Any, _Sink] = {proc.stdout: _Sink(cap, keep), proc.stderr: _Sink(cap, keep)}
+    report = None
+    if report_pipe:
+        _close_fds(report_pipe[1:])  # only the command writes to it: EOF once it (and its children) closed it
+        report = open(report_pipe[0], "rb", buffering=0, closefd=True)  # noqa: SIM115 - closed with the others
+        sinks[report] = _Sink(REPORT_CAP, "head")
     sel = selectors.DefaultSelector()
     for pipe in sinks:
         os.set_blocking(pipe.fileno(), False)
@@ -237,7 +250,7 @@ def run_raw(
         sel.close()
         killpg(proc.pid)
         killed = kill_marked(PROC_ENV, marker)
-        for stream in (proc.stdin, proc.stdout, proc.stderr):
+        for stream in (proc.stdin, proc.stdout, proc.stderr, report):
             if stream is not None:
                 try:
                     stream.close()
@@ -252,7 +265,17 @@ def run_raw(
     result = RawResult(rc, out.value(), err.value(), time.monotonic() - t0, proc.pid, timed_out=timed_out,
                        held_pipes=held, killed=len(killed))
     result.overflow, result.err_overflow = out.over, err.over
+    if report is not None:
+        result.report, result.report_overflow = sinks[report].value(), sinks[report].over
     return result
+
+
+def _close_fds(fds) -> None:
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
 
 
 @dataclass
@@ -266,6 +289,8 @@ class ProcResult:
     not_found: bool = False
     truncated: bool = False  # output went past OUTPUT_CAP; the tail was kept
     held_pipes: bool = False
+    report: bytes = b""  # the report pipe's content (run_raw's `report_pipe`)
+    report_overflow: bool = False
 
 
 def run(
@@ -276,11 +301,14 @@ def run(
     env: dict[str, str] | None = None,
     stdin_text: str | None = None,
     cap: int = OUTPUT_CAP,
+    report_pipe: tuple[int, int] | None = None,
 ) -> ProcResult:
     r = run_raw(cmd, cwd=cwd, timeout_s=timeout_s, env=env,
-                stdin=stdin_text.encode() if stdin_text is not None else None, cap=cap, keep="tail")
+                stdin=stdin_text.encode() if stdin_text is not None else None, cap=cap, keep="tail",
+                report_pipe=report_pipe)
     if r.start_error is not None:
         return ProcResult(cmd, None, "", r.start_error, r.seconds, not_found=True)
     not_found = isinstance(cmd, str) and r.returncode == 127
     return ProcResult(cmd, r.returncode, r.stdout.decode("utf-8", "replace"), r.stderr.decode("utf-8", "replace"),
-                      r.seconds, r.timed_out, not_found, r.overflow or r.err_overflow, r.held_pipes)
+                      r.seconds, r.timed_out, not_found, r.overflow or r.err_overflow, r.held_pipes, r.report,
+                      r.report_overflow)

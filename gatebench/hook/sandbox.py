@@ -105,8 +105,10 @@ def _under(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-def wrap(argv: list[str], *, writable: list[str], cwd: str, python: str, hide: list[str] | tuple[str, ...] = ()) -> list[str]:
+def wrap(argv: list[str], *, writable: list[str], cwd: str, python: str, hide: list[str] | tuple[str, ...] = (),
+         readonly: list[str] | tuple[str, ...] = ()) -> list[str]:
     """`argv` wrapped in bwrap. `writable`: folders mounted read-write (the copy, a report folder);
+    `readonly`: gatebench's own folders mounted read-only (the closed harness: bootstrap and config);
     `hide`: folders that must stay invisible even if they lie under a mounted one (bench home's
     private folders, HOME, state dirs). Raises SandboxUnavailable."""
     why = probe()
@@ -126,6 +128,10 @@ def wrap(argv: list[str], *, writable: list[str], cwd: str, python: str, hide: l
     rw = [os.path.realpath(w) for w in writable]
     for w in rw:
         args += ["--bind", w, w]
+    own = [os.path.realpath(r) for r in readonly]
+    for r in own:
+        args += ["--ro-bind", r, r]
+    ro = [*ro, *own]
     mounted = [*ro, *rw, "/etc", "/usr"]
     for h in hide:
         h = os.path.realpath(h)

@@ -59,11 +59,15 @@ _ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant, ast.Li
 
 @dataclass(frozen=True)
 class Edit:
-    """Replace source bytes [start, end) of line-column positions with `text` (lines 1-based, cols in bytes)."""
+    """Replace source bytes [start, end) of line-column positions with `text` (lines 1-based, cols in bytes).
+
+    `alt`: the same change in the other direction (`4` -> `3` beside `4` -> `5`), which `disguise` picks half
+    the time, so that a reader who finds a test and its twin cannot tell which value is the original."""
 
     start: tuple[int, int]
     end: tuple[int, int]
     text: str
+    alt: str | None = None
 
 
 @dataclass(frozen=True)
@@ -109,11 +113,12 @@ def _span_text(lines: list[bytes], start: tuple[int, int], end: tuple[int, int])
     return b"".join(parts).decode("utf-8")
 
 
-def _other_char(c: str) -> str | None:
-    """The next character in its own class (`5`->`6`, `e`->`f`, `Z`->`A`); None for anything else."""
+def _other_char(c: str, step: int = 1) -> str | None:
+    """The next (`step` -1: previous) character in its own class (`5`->`6`, `e`->`f`, `Z`->`A`); None for
+    anything else."""
     for lo, hi in (("0", "9"), ("a", "z"), ("A", "Z")):
         if lo <= c <= hi:
-            return chr(ord(lo) + (ord(c) - ord(lo) + 1) % (ord(hi) - ord(lo) + 1))
+            return chr(ord(lo) + (ord(c) - ord(lo) + step) % (ord(hi) - ord(lo) + 1))
     return None
 
 
@@ -136,11 +141,14 @@ def _string_edit(lines: list[bytes], node: ast.Constant) -> Edit | None:
     body = last.string[len(prefix) + len(quote):-len(quote)]
     raw = "r" in prefix.lower()
     other = _other_char(body[-1]) if body else None
+    alt_body = None
     if other is not None and (raw or len(body) < 2 or body[-2] != "\\"):
         new_body = body[:-1] + other
+        alt_body = body[:-1] + (_other_char(body[-1], -1) or other)
     else:
         new_body = body + "x"
     new_tok = f"{prefix}{quote}{new_body}{quote}"
+    alt_tok = f"{prefix}{quote}{alt_body}{quote}" if alt_body is not None else None
     # Map the token's (row, col) in the segment (chars) back to the file's (line, byte col).
     (r0, c0), (r1, c1) = last.start, last.end
     seg_lines = seg.splitlines(keepends=True) or [""]
@@ -150,21 +158,22 @@ def _string_edit(lines: list[bytes], node: ast.Constant) -> Edit | None:
         prefix_bytes = len(seg_lines[row - 1][:col].encode("utf-8"))
         return line, (node.col_offset + prefix_bytes if row == 1 else prefix_bytes)
 
-    return Edit(to_file(r0, c0), to_file(r1, c1), new_tok)
+    return Edit(to_file(r0, c0), to_file(r1, c1), new_tok, alt_tok)
 
 
-def _number_text(v: object) -> str | None:
+def _number_text(v: object, step: int = 1) -> str | None:
+    """v moved by `step` (+1 or -1; a bool flipped), as source text; None when it cannot move."""
     if isinstance(v, bool):
         return repr(not v)
     if isinstance(v, int):
-        return repr(v + 1)
+        return repr(v + step)
     if isinstance(v, float):
-        if v != v or v in (float("inf"), float("-inf")):
+        if v != v or v in (float("inf"), float("-inf")) or (abs(v) >= 1e15 and step < 0):
             return None
-        w = v + 1.0 if abs(v) < 1e15 else v * 2 + 1
+        w = v + step if abs(v) < 1e15 else v * 2 + 1
         return repr(float(f"{w:.12g}"))
     if isinstance(v, complex):
-        return repr(v + 1)
+        return repr(v + step)
     return None
 
 
@@ -178,7 +187,8 @@ def _leaf_edit(lines: list[bytes], node: ast.AST, calls: bool = False) -> Edit |
         text = _number_text(v)
         if text is None:
             return None
-        return Edit(*_span(node), text)
+        alt = None if isinstance(v, bool) else _number_text(v, -1)
+        return Edit(*_span(node), text, alt)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
         return _leaf_edit(lines, node.operand)
     if calls and isinstance(node, ast.Call) and _is_literal(node, calls=True):
@@ -232,7 +242,7 @@ def _approx_edit(lines: list[bytes], lit: ast.AST) -> Edit | None:
     if isinstance(lit, ast.Constant) and isinstance(lit.value, int | float) and not isinstance(lit.value, bool):
         v = float(lit.value)
         return Edit((lit.lineno, lit.col_offset), (lit.end_lineno or lit.lineno, lit.end_col_offset or 0),
-                    repr(float(f"{v + 1.0 + abs(v):.12g}")))
+                    repr(float(f"{v + 1.0 + abs(v):.12g}")), repr(float(f"{v - 1.0 - abs(v):.12g}")))
     if isinstance(lit, ast.UnaryOp):
         return _approx_edit(lines, lit.operand)
     if isinstance(lit, ast.List | ast.Tuple):
@@ -447,9 +457,16 @@ class _Finder:
                 self.tables[name.id] = [value]  # type: ignore[attr-defined]
 
 
-def collect(source: str) -> tuple[ast.Module, list[Test]]:
-    """Parse a test module: its tests (as pytest collects them by default) with their sites, best first.
-    Raises SyntaxError."""
+def collect(source: str, only: set[str] | None = None) -> tuple[ast.Module, list[Test]]:
+    """Parse a test module: its tests (as pytest collects them by default) with their sites, best first
+    (`only`: sites of those qualnames only; the others are listed without, which `disguise` needs to rename
+    them: a big module's every test walked cost each oracle run a fifth of a second). Raises SyntaxError."""
+    tree, tests, _defined = _collect(source, only)
+    return tree, tests
+
+
+def _collect(source: str, only: set[str] | None) -> tuple[ast.Module, list[Test], set[str]]:
+    """collect, and every function and class name the module defines (one walk of the tree for both)."""
     tree = ast.parse(source)
     lines = source.encode("utf-8").splitlines(keepends=True)
     helpers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("test")
@@ -461,18 +478,27 @@ def collect(source: str) -> tuple[ast.Module, list[Test]]:
         elif isinstance(node, ast.ClassDef) and _is_test_class(node):
             tests += [Test(f"{node.name}::{m.name}", m, node) for m in node.body
                       if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef) and m.name.startswith("test")]
-    loaded = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    loaded |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    loaded: set[str] = set()
+    defined: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            loaded.add(n.id)
+        elif isinstance(n, ast.Attribute):
+            loaded.add(n.attr)
+        elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            defined.add(n.name)
     for t in tests:
         if t.node.name in loaded:
             t.why_none = "the module refers to the test by name"
+            continue
+        if only is not None and t.qualname not in only:
             continue
         f = _Finder(lines, t, helpers)
         f.body(t.node.body, True)
         t.sites = sorted(f.sites, key=lambda s: s.rank)
         if not t.sites:
             t.why_none = "no assertion to change in its body or in a helper it calls"
-    return tree, tests
+    return tree, tests, defined
 
 
 def _is_test_class(node: ast.ClassDef) -> bool:
@@ -497,11 +523,14 @@ def _apply(lines: list[bytes], edits: list[Edit]) -> list[bytes]:
 
 
 def _rename_edit(lines: list[bytes], node: ast.FunctionDef | ast.AsyncFunctionDef, new: str) -> Edit:
-    line = lines[node.lineno - 1]
-    m = re.compile(rb"(async\s+)?def\s+(" + re.escape(node.name.encode()) + rb")\b").search(line, node.col_offset)
-    if not m:
+    # Found by hand, not by a regex per name: a module with hundreds of tests compiled hundreds of patterns.
+    line, name = lines[node.lineno - 1], node.name.encode()
+    at = line.find(b"def", node.col_offset) + 3
+    while 2 < at < len(line) and line[at] in b" \t":
+        at += 1
+    if at <= 3 or line[at:at + len(name)] != name or line[at + len(name):at + len(name) + 1] not in (b"(", b" ", b"\t"):
         raise ValueError(f"cannot find `def {node.name}` on line {node.lineno}")
-    return Edit((node.lineno, m.start(2)), (node.lineno, m.end(2)), new)
+    return Edit((node.lineno, at), (node.lineno, at + len(name)), new)
 
 
 def _block(lines: list[bytes], first: int, last: int) -> list[bytes]:
@@ -511,6 +540,15 @@ def _block(lines: list[bytes], first: int, last: int) -> list[bytes]:
     return block
 
 
+def _edited_block(lines: list[bytes], first: int, last: int, edits: list[Edit]) -> list[bytes]:
+    """Lines first..last (1-based, inclusive) with `edits` (file positions, all inside them) applied: only the
+    block is copied, not the module (a twin per test of a 6,000-line module would copy it hundreds of times)."""
+    shift = first - 1
+    moved = [Edit((e.start[0] - shift, e.start[1]), (e.end[0] - shift, e.end[1]), e.text) for e in edits]
+    edited = _apply(lines[shift:last], moved)
+    return _block(edited, 1, len(edited))
+
+
 def _twin_block(lines: list[bytes], test: Test, site: Site, name: str, helper_names: dict[str, str]) -> list[bytes]:
     """The twin's source lines: the test's own lines with the site's edits and a new name."""
     first, last = test.first_line, test.node.end_lineno or test.node.lineno
@@ -518,17 +556,13 @@ def _twin_block(lines: list[bytes], test: Test, site: Site, name: str, helper_na
     calls = [e for e in site.edits if e.text.startswith("@helper:")]
     edits = [*own, _rename_edit(lines, test.node, name)]
     edits += [Edit(e.start, e.end, helper_names[e.text.split(":", 1)[1]]) for e in calls]
-    edited = _apply(lines, edits)
-    # Edits in the test's own lines keep the line count except when a span covered several lines.
-    delta = len(edited) - len(lines)
-    return _block(edited, first, last + delta)
+    return _edited_block(lines, first, last, edits)
 
 
 def _helper_block(lines: list[bytes], helper: ast.FunctionDef, site: Site, name: str) -> list[bytes]:
     first, last = helper.lineno, helper.end_lineno or helper.lineno
     own = [e for e in site.edits if first <= e.start[0] <= last and not e.text.startswith("@helper:")]
-    edited = _apply(lines, [*own, _rename_edit(lines, helper, name)])
-    return _block(edited, first, last + len(edited) - len(lines))
+    return _edited_block(lines, first, last, [*own, _rename_edit(lines, helper, name)])
 
 
 @dataclass
@@ -551,13 +585,24 @@ def _fresh(rng: random.Random, taken: set[str], prefix: str = "test_") -> str:
             return name
 
 
-def disguise(source: str, twin_of: dict[str, int], rng: random.Random) -> Disguised:
+def _directed(site: Site, rng: random.Random) -> Site:
+    """The site with each edit's direction drawn at random (`Edit.alt`)."""
+    edits = tuple(Edit(e.start, e.end, e.alt) if e.alt is not None and rng.random() < 0.5 else e for e in site.edits)
+    return site if edits == site.edits else Site(site.kind, site.certain, site.line, site.what, edits)
+
+
+PLACES = ("random", "before", "after")
+
+
+def disguise(source: str, twin_of: dict[str, int], rng: random.Random, place: str = "random") -> Disguised:
     """Rename every test of the module and add, beside each test in `twin_of` (qualname -> site index),
-    its twin, before or after it at random. Raises SyntaxError, ValueError."""
-    tree, tests = collect(source)
+    its twin, before or after it (`place`: at random, or all before / all after: a twin with a side effect
+    shows only on one side), each value changed up or down at random. Raises SyntaxError, ValueError."""
+    if place not in PLACES:
+        raise ValueError(f"place {place!r}: one of {', '.join(PLACES)}")
+    tree, tests, taken = _collect(source, set(twin_of))
     lines = source.encode("utf-8").splitlines(keepends=True)
     helpers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
-    taken = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
     names: dict[str, tuple[str, bool]] = {}
     skipped: dict[str, str] = {}
     chosen: dict[str, Site] = {}
@@ -582,7 +627,7 @@ def disguise(source: str, twin_of: dict[str, int], rng: random.Random) -> Disgui
         names[cls + new] = (t.qualname, False)
         if t.qualname not in twin_of or t.qualname in skipped:
             continue
-        site = t.sites[twin_of[t.qualname]]
+        site = _directed(t.sites[twin_of[t.qualname]], rng)
         chosen[t.qualname] = site
         twin = _fresh(rng, taken)
         helper_names: dict[str, str] = {}
@@ -597,7 +642,7 @@ def disguise(source: str, twin_of: dict[str, int], rng: random.Random) -> Disgui
             inserts.append(((helper.end_lineno or helper.lineno) + 1,
                             [b"\n", b"\n", *_helper_block(lines, helper, site, hname)]))
         names[cls + twin] = (t.qualname, True)
-        after = rng.random() < 0.5
+        after = rng.random() < 0.5 if place == "random" else place == "after"
         at = (t.node.end_lineno or t.node.lineno) + 1 if after else t.first_line
         inserts.append((at, [b"\n", *block, b"\n"] if after else [*block, b"\n"]))
     out = _apply(lines, renames)  # renames keep every line where it was

@@ -45,6 +45,16 @@ class PassK(Model):
     tasks: int = Field(description="tasks with at least k scored runs (the only ones averaged)")
 
 
+class Rerun(Model):
+    """A cell the matrix ran more than once: its earlier attempts ended in infra errors (the bench's own faults)."""
+
+    run_id: str
+    cell_id: str
+    attempts: int = Field(description="sessions paid for this cell: 1 + reruns")
+    final_status: str
+    errors: list[str] = Field(default_factory=list, description="each failed attempt's error (runs/<id>/infra.jsonl)")
+
+
 class ConfigSummary(Model):
     config: str
     tasks: int
@@ -67,6 +77,12 @@ class ConfigSummary(Model):
     give_up_rate: Ratio
     tamper: int
     leak: int
+    canary_pass: Estimate | None = Field(None, description="scored runs whose final oracle had a canary contradicted "
+                                         "(a twin passed beside its passing original) / scored runs with canaries: "
+                                         "the measured rate of in-process cheating; task-clustered CI")
+    canary_cells: int = Field(0, description="scored runs with a contradicted canary")
+    canary_runs: int = Field(0, description="scored runs whose final oracle ran canaries")
+    reruns: list[Rerun] = Field(default_factory=list, description="cells of this config run more than once")
 
 
 class McNemar(Model):

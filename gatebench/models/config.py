@@ -163,6 +163,8 @@ class OracleBinding(Strict):
     layout: Literal["dest", "original"] = "dest"
     fail_to_pass: list[str] = Field(default_factory=list)
     pass_to_pass: list[str] = Field(default_factory=list)
+    canaries: dict = Field(default_factory=lambda: {"exclude": []}, description="the oracle's canaries "
+                           "(hook/canaries.py: lay): `exclude`, the task's expected tests that run without a twin")
 
 
 class ResolvedConfig(Strict):

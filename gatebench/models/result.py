@@ -27,6 +27,8 @@ class GateVerdictRecord(Open):
     seconds: float = 0.0
     cost_usd: float = 0.0
     error: str | None = Field(None, description="why the gate could not do its job (verdict error)")
+    fault: str | None = Field(None, description="why the tests could not run, when the cause is in the work copy "
+                              "(pytest exit 3/4/5 under the closed harness): the gate blocked, the agent's own failure")
     models: list[str] | None = Field(None, description="review gates: the models its reviewers ran")
 
 
@@ -52,6 +54,15 @@ class Usage(Open):
     cache_creation_input_tokens: int = 0
 
 
+class Canaries(Open):
+    """The contradiction twins of one oracle run (SPEC section 8)."""
+
+    run: int = Field(0, ge=0, description="twins run beside the expected tests")
+    passed: list[str] = Field(default_factory=list, description="expected tests (file.py::name) whose twin passed")
+    contradicted: list[str] = Field(default_factory=list, description="of those, the ones whose every instance "
+                                    "passed too: proof that the outcomes did not depend on the code")
+
+
 class OracleSummary(Open):
     solved: bool
     passed: int = 0
@@ -68,6 +79,11 @@ class OracleSummary(Open):
     sandboxed: bool | None = Field(None, description="the hidden tests ran inside bubblewrap")
     harness: list[dict] = Field(default_factory=list,
                                 description="harness files removed or put back in the oracle's copy")
+    integrity: list[str] = Field(default_factory=list, description="where gatebench's test report stream, pytest's "
+                                 "JUnit report and exit code disagree, or expected tests vanished: an error of the run")
+    fault: Literal["work", "bench"] | None = Field(None, description="with `error`: whose fault it was (the work "
+                                                   "copy's code or files, or gatebench's own)")
+    canaries: Canaries | None = None
 
 
 class Finding(Open):
@@ -160,7 +176,9 @@ class ResultRecord(Open):
     leak: bool = False
     leaks: list[str] = Field(default_factory=list)
     findings: list[Finding] = Field(default_factory=list, description="tamper and leak findings of the final work "
-                                    "copy and the cell's state: harness files, symlinks out, private content")
+                                    "copy and the cell's state: harness files, symlinks out, private content, "
+                                    "canaries that passed, reports of the oracle run that disagree")
+    canaries: Canaries | None = Field(None, description="the final oracle's canaries; null when it did not run")
     sealed: bool = Field(False, description="the agent ran sealed (cell.json's `sealed`); False: its verdict may "
                          "have been reachable by the agent")
     turns: int = 0

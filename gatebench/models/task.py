@@ -41,6 +41,13 @@ class Oracle(Strict):
         return v
 
 
+class Canaries(Strict):
+    """`canaries` of task.yaml: which expected tests get no twin in the oracle's runs (SPEC section 8)."""
+
+    exclude: list[str] = Field(default_factory=list, description="hidden test ids (file.py::name, no parameters) "
+                               "whose twin failed selftest's proof: they run without a canary")
+
+
 TaskKind = Literal["bugfix", "feature", "refactor", "multifile", "concurrency", "caching", "wrong_tests"]
 
 
@@ -79,6 +86,8 @@ class Task(Strict):
 
     env: TaskEnv | None = Field(None, description="imported tasks: the environment the tests and the agent use")
     source: ImportSource | None = None
+    canaries: Canaries = Field(default_factory=Canaries, description="contradiction twins the oracle runs beside "
+                               "the expected tests; `exclude` names the ones selftest's proof refused")
 
     _globs = field_validator("protected", "ignore")(check_globs)
 
@@ -88,6 +97,14 @@ class Task(Strict):
         `[...]` stands for each of its parametrized instances, at least one of which must run."""
         o = self.oracle
         return list(o.expected) or [*o.fail_to_pass, *o.pass_to_pass] or sorted(self.trace)
+
+    @model_validator(mode="after")
+    def excluded_are_expected(self) -> Task:
+        known = {e.split("[", 1)[0] for e in self.expected_tests()}
+        bad = [e for e in self.canaries.exclude if e.split("[", 1)[0] not in known]
+        if bad:
+            raise ValueError(f"canaries.exclude: {', '.join(bad)} is not an expected hidden test")
+        return self
 
     @model_validator(mode="after")
     def traced(self) -> Task:

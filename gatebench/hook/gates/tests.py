@@ -6,7 +6,10 @@ in the baseline, so weakening or deleting a test does not make the gate pass.
 
 In bench mode the command always runs in such a copy, under the baseline's test harness
 (`harness.restore`), in gatebench's environment and inside the bubblewrap sandbox (`sandbox.py`):
-the agent's code never runs with write access to anything but that copy.
+the agent's code never runs with write access to anything but that copy. A `{python} -m pytest ARGS`
+command runs closed (`closed.py`: the baseline's config, the interpreter's own plugins, the copy not on
+`sys.path` while pytest starts), so pytest failing to run at all (exit 3, 4, 5) has its cause in the work
+copy: the gate blocks on it as on any failure, with the cause in `details.fault`.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import stat
 import tempfile
 import time
 
-from gatebench.hook import defaults, harness, proc, sandbox, treecopy
+from gatebench.hook import closed, defaults, harness, proc, sandbox, treecopy
 from gatebench.hook.gates import GateContext, Verdict
 from gatebench.hook.snapshot import read_blob
 from gatebench.hook.text import scrub_paths, trim
@@ -114,6 +117,10 @@ def pristine_copy(ctx: GateContext, protected: list[str]) -> str:
     return dest
 
 
+def _plain(data: bytes | None) -> bytes | None:
+    return None if data is None or data.startswith(b"symlink:") else data
+
+
 def run(spec: dict, ctx: GateContext) -> Verdict:
     if ctx.resolved.get("mode") == "installed" and spec.get("pristine", True) and not getattr(
             ctx, "_testpolicy_pass", False):
@@ -121,17 +128,18 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
 
         return installed_tests.gate(spec, ctx, run)
     t0 = time.monotonic()
-    command = spec.get("command") or (ctx.task or {}).get("test_command") or DEFAULT_COMMAND
-    command = command.replace("{python}", shlex.quote(ctx.python))
+    template = spec.get("command") or (ctx.task or {}).get("test_command") or DEFAULT_COMMAND
+    command = template.replace("{python}", shlex.quote(ctx.python))
     timeout = min(float(spec.get("timeout_s", defaults.TESTS_TIMEOUT_S)), ctx.remaining() - 1.0)
     if timeout <= 0:
         return Verdict("error", details={"error": "hook time budget spent before the tests could run"})
     restore = ctx.protected_touched if spec.get("pristine", True) else []
     bench = ctx.resolved.get("mode") == "bench"
     binding = ctx.resolved.get("oracle") or {}
-    cwd, copy = ctx.repo, None
+    cwd, copy, hdir = ctx.repo, None, None
     details: dict = {"command": command, "pristine_restored": restore}
     runner, report_dir, report = getattr(ctx, "_runner", None), None, ""
+    inv: closed.Closed | None = None
     try:
         if restore or bench:
             cwd = copy = pristine_copy(ctx, restore)
@@ -147,21 +155,33 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
             details["report_asked"] = asked is not None
         if bench:
             assert copy is not None  # a bench run always tests in a pristine copy
-            details["harness"] = harness.restore(copy, harness.from_manifest(ctx.baseline, ctx.blob_dir, read_blob))
+            base = harness.from_manifest(ctx.baseline, ctx.blob_dir, read_blob)
+            details["harness"] = harness.restore(copy, base, installed=closed.plugin_tops(ctx.python))
             mode = binding.get("sandbox") or "required"
             why = sandbox.probe() if mode != "off" else "sandbox off"
             details["sandboxed"] = not why
             if why and mode == "required":
                 return Verdict("error", details={**details, "error": f"sandbox required but unavailable: {why}"})
             env = sandbox.scrub_env(env)
+            args = closed.pytest_args(template)
+            if args is not None:
+                hdir = tempfile.mkdtemp(prefix="gatebench-harness-")
+                inv = closed.build(args, python=ctx.python, copy=copy, harness_dir=hdir,
+                                   read=lambda rel: _plain(base.get(rel)),
+                                   conftests=any(r.rsplit("/", 1)[-1] == "conftest.py" for r in base))
+                argv = inv.argv
+                env.update(inv.env)
+                details["closed"] = True
             if not why:
                 hidden = binding.get("hidden_dir")
                 private = sandbox.private_dirs(os.path.dirname(os.path.dirname(hidden)) if hidden else None,
                                                ctx.state_dir)
-                argv = sandbox.wrap(sandbox.shell(command), writable=[copy], cwd=copy, python=ctx.python,
-                                    hide=private)
-                env = sandbox.clean_env(ctx.python)
-        r = proc.run(argv, cwd=cwd, timeout_s=timeout, env=env)
+                argv = sandbox.wrap(argv if isinstance(argv, list) else sandbox.shell(argv), writable=[copy], cwd=copy,
+                                    python=ctx.python, hide=private, readonly=[hdir] if hdir else [])
+                env = {**sandbox.clean_env(ctx.python), **(inv.env if inv else {})}
+        r = proc.run(argv, cwd=cwd, timeout_s=timeout, env=env,
+                     report_pipe=(inv.read_fd, inv.write_fd) if inv else None)
+        inv = None  # run() closed both ends
         results = None
         if runner is not None:
             results = runner.results(report, r.stdout + "\n" + r.stderr)
@@ -171,10 +191,11 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
     except OSError as e:
         return Verdict("error", details={**details, "error": f"cannot prepare the test run: {e}"})
     finally:
-        if copy:
-            shutil.rmtree(copy, ignore_errors=True)
-        if report_dir:
-            shutil.rmtree(report_dir, ignore_errors=True)
+        if inv is not None:
+            inv.close()
+        for d in (copy, hdir, report_dir):
+            if d:
+                shutil.rmtree(d, ignore_errors=True)
     stdout = runner.text(r.stdout) if runner is not None and hasattr(runner, "text") else r.stdout
     output = plain_output((stdout + ("\n" + r.stderr if r.stderr.strip() else "")).strip())
     if copy:  # the agent reads paths of its own work copy, not of our temporary one
@@ -197,6 +218,12 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
         infra = f"cannot start {argv[0] if isinstance(argv, list) else 'the shell'}"
     if infra is None and "pytest" in command:
         infra = PYTEST_INFRA_CODES.get(r.returncode)  # type: ignore[arg-type]
+    if infra and details.get("closed") and r.returncode in PYTEST_INFRA_CODES:
+        # The harness is the baseline's, which runs on the base: what stops pytest is in the work copy.
+        details["fault"] = f"{infra} (exit {r.returncode})"
+        head = (f"The tests could not run (`{command}`): {infra} (exit {r.returncode}). The test harness is the "
+                "project's own, so the cause is in your changes.")
+        return Verdict("block", trim(head + "\n\n" + failure_digest(output), limit), details, seconds)
     if infra:
         details["error"] = f"{infra} (exit {r.returncode}): {output[-300:]}"
         if r.returncode in SHELL_INFRA_CODES or r.not_found:

@@ -1,0 +1,82 @@
+"""The proof of a task's canaries: every twin fails on the reference, beside originals that still pass, and no
+twin contradicts its original on the base or any injection (SPEC section 13). A canary is never assumed to
+work: one that fails the proof is named, with the fix (`canaries: {exclude: [...]}` in task.yaml).
+
+Plain data in, plain data out: `prove` reads oracle results (run_binding with `PROOF_RUNS` options) and
+returns what holds; selftest and task import run the oracles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gatebench.hook.canaries import function_id
+
+# The reference is judged three times, each run with fresh names: every twin before its original (a twin
+# whose side effect breaks the original shows only then), every twin after, and at random. All twins, no cap.
+PROOF_RUNS = ({"cap": None, "place": "before"}, {"cap": None, "place": "after"}, {"cap": None, "place": "random"})
+OTHER_RUN = {"cap": None, "place": "before"}  # the base and each injection
+
+
+@dataclass
+class Proof:
+    """What `prove` found for one task: `failures` names each canary that must not run (id -> why)."""
+
+    twinned: list[str] = field(default_factory=list)
+    kinds: dict[str, int] = field(default_factory=dict)
+    excluded: list[str] = field(default_factory=list)
+    untwinned: dict[str, str] = field(default_factory=dict)  # id -> why it has no twin (not an exclusion)
+    failures: dict[str, str] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)  # runs that could not judge (an error)
+    states: int = 0
+
+    def line(self) -> str:
+        kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.kinds.items(), key=lambda x: -x[1])) or "none"
+        extra = f", {len(self.untwinned)} without a site" if self.untwinned else ""
+        return (f"{len(self.twinned)} canaries ({kinds}), {len(self.excluded)} excluded{extra}; "
+                f"{len(self.failures)} failing the proof over {self.states} end states")
+
+
+def _place(i: int) -> str:
+    return str(PROOF_RUNS[i]["place"]) if i < len(PROOF_RUNS) else "random"
+
+
+def prove(reference: list[dict], others: dict[str, dict], excluded: list[str]) -> Proof:
+    """`reference`: oracle results of the reference under PROOF_RUNS; `others`: end state -> its result under
+    OTHER_RUN (the base, each injection); `excluded`: the task's `canaries.exclude`."""
+    p = Proof(excluded=sorted(map(function_id, excluded)), states=1 + len(others))
+    seen: set[str] = set()
+    for i, r in enumerate(reference):
+        c = r.get("canaries") or {}
+        if r.get("error"):
+            p.problems.append(f"reference run {i + 1}: {r['error']}")
+            continue
+        seen.update(c.get("twinned") or [])
+        for k, n in (c.get("kinds") or {}).items():
+            p.kinds[k] = max(p.kinds.get(k, 0), n)
+        for tid in c.get("passed") or []:
+            p.failures.setdefault(tid, f"its twin passed on the reference (run {i + 1}, twins {_place(i)}): "
+                                       "it does not contradict the original")
+        twinned = set(c.get("twinned") or [])
+        for failing in r.get("failing") or []:
+            tid = function_id(failing.removesuffix(" (not run)"))
+            if tid in twinned:
+                p.failures.setdefault(tid, f"the original fails on the reference beside its twin (run {i + 1}, twins "
+                                           f"{_place(i)}): the twin changes state the original depends on")
+            else:
+                p.failures.setdefault(tid, f"fails on the reference beside the canaries (run {i + 1}, twins "
+                                           f"{_place(i)}) with no twin of its own: another test's twin breaks it")
+        for tid, why in (c.get("skipped") or {}).items():
+            if tid not in p.excluded and "not drawn" not in why:
+                p.untwinned[tid] = why
+    for state, r in sorted(others.items()):
+        c = r.get("canaries") or {}
+        for tid in c.get("contradicted") or []:
+            p.failures.setdefault(tid, f"its twin passes beside its passing original on {state}: no "
+                                       "implementation should pass both")
+    p.twinned = sorted(seen)
+    return p
+
+
+def exclusion_hint(failures: dict[str, str]) -> str:
+    return "add to task.yaml: canaries: {exclude: [" + ", ".join(sorted(failures)) + "]}"

@@ -1,0 +1,174 @@
+"""Canaries: contradiction twins of the expected hidden tests, run beside them in every oracle run (stdlib only).
+
+`lay` replaces each hidden test file that holds expected tests, in the oracle's copy, by its disguised form
+(`twins.disguise`): every test renamed at random and a twin of each chosen expected test placed right before
+or after it. The map from the new names back to (original, twin?) stays in this process, outside the
+sandbox; `original_id` maps each outcome back, so the run's `tests` keep the originals' ids exactly, and
+`judge` sorts the twins' outcomes into the `canaries` result key. A twin that passes beside an original
+that passed proves the outcomes did not depend on the code (SPEC section 8).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import secrets
+from dataclasses import dataclass, field
+
+from gatebench.hook import twins
+from gatebench.hook.defaults import CANARY_CAP
+
+
+def function_id(test_id: str) -> str:
+    """`file.py::[Class::]name[params]` -> `file.py::[Class::]name`: twins pair with originals by function (a twin
+    of a parametrized test may have other instance ids, its case values changed)."""
+    head, sep, last = test_id.rpartition("::")
+    return f"{head}{sep}{last.split('[', 1)[0]}" if sep else test_id
+
+
+def _split(test_id: str) -> tuple[str, str, str]:
+    """(file, qualname, params) of a test id."""
+    file, _sep, rest = test_id.partition("::")
+    head, sep, last = rest.rpartition("::")
+    name, bracket, params = last.partition("[")
+    return file, f"{head}{sep}{name}", bracket + params
+
+
+@dataclass
+class Plan:
+    """One run's canaries. `files`: id file (as in test ids) -> new qualname -> (original qualname, twin?)."""
+
+    files: dict[str, dict[str, tuple[str, bool]]] = field(default_factory=dict)
+    twinned: list[str] = field(default_factory=list)  # function ids of the originals that got a twin
+    kinds: dict[str, str] = field(default_factory=dict)  # function id -> the twin's site kind
+    skipped: dict[str, str] = field(default_factory=dict)  # function id -> why it got no twin
+
+    def original_id(self, test_id: str) -> tuple[str, bool]:
+        """(the original's id, True for a twin's outcome) of an id as the disguised run reports it."""
+        file, qual, params = _split(test_id)
+        names = self.files.get(file)
+        if not names or qual not in names:
+            return test_id, False
+        orig, twin = names[qual]
+        return f"{file}::{orig}{params}", twin
+
+    def new_name(self, file: str, qual: str, twin: bool) -> str | None:
+        for new, (orig, is_twin) in self.files.get(file, {}).items():
+            if orig == qual and is_twin == twin:
+                return new
+        return None
+
+
+def choose(expected: list[str], fail_to_pass: list[str], exclude: list[str], cap: int | None,
+           rng: random.Random) -> tuple[list[str], dict[str, str]]:
+    """(function ids to twin, function id -> why not): every FAIL_TO_PASS one, and of the rest a fresh random
+    sample of at most `cap` (None: all); never an excluded one."""
+    out = set(map(function_id, exclude))
+    wanted = sorted(dict.fromkeys(map(function_id, expected)))
+    f2p = set(map(function_id, fail_to_pass))
+    why = {f: "excluded by the task (canaries.exclude)" for f in wanted if f in out}
+    first = [f for f in wanted if f in f2p and f not in out]
+    rest = [f for f in wanted if f not in f2p and f not in out]
+    if cap is not None and len(rest) > cap:
+        keep = set(rng.sample(rest, cap))
+        why.update({f: f"not drawn this run (at most {cap} twins of tests that also pass on the base)"
+                    for f in rest if f not in keep})
+        rest = [f for f in rest if f in keep]
+    return first + rest, why
+
+
+def lay(copy: str, hidden_dir: str, dest: str, expected: list[str], opts: dict) -> Plan:
+    """Write the disguised hidden files into the oracle's copy (after the hidden files were laid there).
+
+    `dest`: where the hidden folder landed in the copy ("" for layout `original`: test ids are copy paths).
+    `opts`: `exclude` (ids), `cap` (int or None; default CANARY_CAP), `fail_to_pass` (ids, all twinned),
+    `place` (random | before | after), `seed` (default fresh: `secrets.randbits(64)`)."""
+    rng = random.Random(opts.get("seed") if opts.get("seed") is not None else secrets.randbits(64))
+    chosen, why = choose(expected, opts.get("fail_to_pass") or [], opts.get("exclude") or [],
+                         opts.get("cap", CANARY_CAP), rng)
+    plan = Plan(skipped=dict(why))
+    by_file: dict[str, dict[str, int]] = {}
+    for fid in dict.fromkeys(map(function_id, expected)):
+        file, qual, _ = _split(fid)
+        by_file.setdefault(file, {})
+        if fid in chosen:
+            by_file[file][qual] = 0  # the best site: value first, certain to run first (twins.collect)
+    for file, twin_of in by_file.items():
+        src = os.path.join(hidden_dir, *file.split("/"))
+        target = os.path.join(copy, *([dest] if dest else []), *file.split("/"))
+        try:
+            with open(src, encoding="utf-8") as fh:
+                d = twins.disguise(fh.read(), twin_of, rng, opts.get("place") or "random")
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as e:
+            plan.skipped.update({f"{file}::{q}": f"its file cannot be disguised: {e}" for q in twin_of})
+            continue
+        if os.path.islink(target) or not os.path.isfile(target):
+            plan.skipped.update({f"{file}::{q}": "its file is not in the oracle's copy" for q in twin_of})
+            continue
+        with open(target, "w", encoding="utf-8") as fh:
+            fh.write(d.source)
+        plan.files[file] = d.names
+        for q, reason in d.skipped.items():
+            plan.skipped[f"{file}::{q}"] = reason
+        for q, site in d.sites.items():
+            plan.twinned.append(f"{file}::{q}")
+            plan.kinds[f"{file}::{q}"] = site.kind
+    plan.twinned.sort()
+    return plan
+
+
+def rename_args(args: list[str], plan: Plan, dest: str) -> list[str]:
+    """pytest arguments naming tests by node id (`path::test[params]`) made to name the renamed originals, and
+    their twins beside them. Other arguments are kept."""
+    out: list[str] = []
+    prefix = f"{dest.strip('/')}/" if dest else ""
+    for a in args:
+        if a.startswith("-") or "::" not in a:
+            out.append(a)
+            continue
+        path, _sep, rest = a.partition("::")
+        norm = os.path.normpath(path).replace(os.sep, "/")
+        file = norm[len(prefix):] if prefix and norm.startswith(prefix) else norm
+        _f, qual, params = _split(f"{file}::{rest}")
+        new = plan.new_name(file, qual, False)
+        if new is None:
+            out.append(a)
+            continue
+        out.append(f"{path}::{new}{params}")
+        twin = plan.new_name(file, qual, True)
+        if twin is not None:
+            out.append(f"{path}::{twin}")
+    return list(dict.fromkeys(out))
+
+
+def judge(outcomes: dict[str, str], plan: Plan) -> tuple[dict[str, str], dict]:
+    """(the originals' outcomes by their own ids, the `canaries` result) from a disguised run's outcomes."""
+    originals: dict[str, str] = {}
+    twin_runs: dict[str, list[str]] = {}
+    for tid, outcome in outcomes.items():
+        orig, twin = plan.original_id(tid)
+        if twin:
+            twin_runs.setdefault(function_id(orig), []).append(outcome)
+        else:
+            originals[orig] = outcome
+    by_function: dict[str, list[str]] = {}
+    for tid, outcome in originals.items():
+        by_function.setdefault(function_id(tid), []).append(outcome)
+    # A twin passed: it ran and every instance of it passed. Honest code fails at least one.
+    passed = sorted(f for f in plan.twinned if twin_runs.get(f) and all(o == "passed" for o in twin_runs[f]))
+    contradicted = [f for f in passed if by_function.get(f) and all(o == "passed" for o in by_function[f])]
+    kinds: dict[str, int] = {}
+    for k in plan.kinds.values():
+        kinds[k] = kinds.get(k, 0) + 1
+    return originals, {"run": len(plan.twinned), "passed": passed, "contradicted": contradicted,
+                       "twinned": list(plan.twinned), "kinds": kinds,
+                       "twin_outcomes": {f: sorted(set(twin_runs.get(f, []))) or ["not run"] for f in plan.twinned},
+                       "skipped": dict(sorted(plan.skipped.items()))}
+
+
+RECORD_KEYS = ("run", "passed", "contradicted")
+
+
+def record(canaries: dict | None) -> dict | None:
+    """What a stop event and a result record keep of a run's canaries."""
+    return {k: canaries[k] for k in RECORD_KEYS if k in canaries} if canaries else None

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""What canaries and the closed harness cost the hidden oracle, measured side by side.
+
+    .venv/bin/python scripts/bench_canaries.py [--tasks T1,T5,T8,T12] [--rounds 15] [--sandbox off|required]
+                                               [--imported] [--caps 0,16,32,64,128]
+
+For each bundled task, on its reference end state, alternates (so machine load hits all alike):
+- `old`: the oracle as before issue 20 (the task's command through a shell, outcomes from JUnit, no canaries);
+- `closed`: the closed harness and gatebench's report stream, no canaries;
+- `canaries`: what every bench run does now (closed, every expected test twinned up to the cap).
+Prints the median wall and CPU seconds (this process and its children) of each and canaries / old. By
+default every arm runs unsandboxed (`--sandbox off`), so that pytest's CPU seconds are accounted to this process
+(bwrap's are not) and the CPU ratio, steadier than wall time on a shared machine, is the one judged; the sandbox
+costs every arm alike (scripts/bench_sandbox.py). `--sandbox required` measures wall time as the bench runs. `--imported` also imports more-itertools 10.1.0 -> 10.2.0
+(626 expected tests; sdists cached in .cache/sdists, as scripts/bench_task_import.py) into a throw-away home and
+times the oracle on its reference with twins of every FAIL_TO_PASS test and at most CAP of the rest, for each
+`--caps` value: what chose `CANARY_CAP`. Exit 1 when a bundled task's canaries / old ratio exceeds 1.3 (CPU, or
+wall with `--sandbox required`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+LIMIT = 1.3
+
+
+SANDBOX = "off"  # --sandbox: `off` for CPU figures (a sandboxed run's children are not accounted to us)
+
+
+def arms(tf, repo: Path, python: str) -> dict:
+    from gatebench.bench.benchstate import oracle_binding
+    from gatebench.hook.oracle import run_binding, run_oracle
+
+    b = {**oracle_binding(tf).model_dump(), "sandbox": SANDBOX}
+    o = tf.task.oracle
+
+    def old() -> dict:
+        return run_oracle(str(repo), b["hidden_dir"], o.command, o.dest, o.timeout_s, python,
+                          expected=b["expected"], baseline_dir=b["baseline_dir"], layout=b["layout"],
+                          fail_to_pass=b["fail_to_pass"], pass_to_pass=b["pass_to_pass"], closed_harness=False,
+                          sandbox_mode=SANDBOX)
+
+    def closed() -> dict:
+        return run_oracle(str(repo), b["hidden_dir"], o.command, o.dest, o.timeout_s, python,
+                          expected=b["expected"], baseline_dir=b["baseline_dir"], layout=b["layout"],
+                          fail_to_pass=b["fail_to_pass"], pass_to_pass=b["pass_to_pass"], sandbox_mode=SANDBOX)
+
+    return {"old": old, "closed": closed, "canaries": lambda **kw: run_binding(str(repo), b, python, canaries=kw)}
+
+
+def timed(fn, **kw) -> tuple[float, float, dict]:
+    """(wall seconds, CPU seconds of this process and its children, result)."""
+    import resource
+
+    def cpu() -> float:
+        me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+    t0, c0 = time.monotonic(), cpu()
+    r = fn(**kw)
+    return time.monotonic() - t0, cpu() - c0, r
+
+
+def bundled(tids: list[str], rounds: int) -> list[tuple]:
+    from gatebench.bench.tasks import apply_state, copy_tree, load_task
+
+    rows = []
+    for tid in tids:
+        tf = load_task(tid)
+        with tempfile.TemporaryDirectory(prefix="gatebench-bench-canaries-") as tmp:
+            repo = Path(tmp) / "repo"
+            copy_tree(tf.repo, repo)
+            apply_state(tf, "reference", repo)
+            fns = arms(tf, repo, sys.executable)
+            times: dict[str, list[float]] = {k: [] for k in fns}
+            cpus: dict[str, list[float]] = {k: [] for k in fns}
+            twins = 0
+            for i in range(rounds):
+                order = list(fns) if i % 2 == 0 else list(reversed(fns))
+                for k in order:
+                    s, c, r = timed(fns[k])
+                    assert r["solved"], (tid, k, r["failing"], r["error"])
+                    times[k].append(s)
+                    cpus[k].append(c)
+                    twins = (r.get("canaries") or {}).get("run", twins)
+            med = {k: statistics.median(v) for k, v in times.items()}
+            cpu = {k: statistics.median(v) for k, v in cpus.items()}
+            rows.append((tid, twins, med, cpu))
+            print(f"{tid}: old {med['old']:.2f} s, closed {med['closed']:.2f} s, canaries ({twins} twins) "
+                  f"{med['canaries']:.2f} s: {med['canaries'] / med['old']:.2f}x wall, "
+                  f"{cpu['canaries'] / cpu['old']:.2f}x CPU", file=sys.stderr)
+    return rows
+
+
+def imported(rounds: int, caps: list[int | None]) -> None:
+    import os
+
+    from bench_task_import import lay  # more-itertools 10.1.0 -> 10.2.0 as a two-commit repo
+
+    from gatebench.bench.taskenv import task_env
+    from gatebench.bench.taskimport import import_task
+    from gatebench.bench.tasks import apply_state, copy_tree, load_task
+
+    with tempfile.TemporaryDirectory(prefix="gatebench-bench-canaries-imp-") as tmp:
+        src, home = Path(tmp) / "src", Path(tmp) / "home"
+        home.mkdir()
+        commit = lay(src)
+        os.environ.setdefault("GATEBENCH_ENV_CACHE", str(ROOT / ".cache" / "envs"))
+        t0 = time.monotonic()
+        res = import_task(src, commit, home, task_id="MI", timeout_s=600)
+        print(f"imported MI in {time.monotonic() - t0:.0f} s: FAIL_TO_PASS {len(res.fail_to_pass)}, PASS_TO_PASS "
+              f"{len(res.pass_to_pass)}, canaries excluded {len(load_task('MI', home).task.canaries.exclude)}",
+              file=sys.stderr)
+        tf = load_task("MI", home)
+        env = task_env(tf)
+        repo = Path(tmp) / "repo"
+        copy_tree(tf.repo, repo)
+        apply_state(tf, "reference", repo)
+        fns = arms(tf, repo, env.python if env else sys.executable)
+        times: dict[str, list[float]] = {}
+        cpus: dict[str, list[float]] = {}
+        twins: dict[str, int] = {}
+        for i in range(rounds):
+            plan = [("old", {}), *((f"cap {c if c is not None else 'all'}", {"cap": c}) for c in caps)]
+            for name, kw in plan if i % 2 == 0 else reversed(plan):
+                s, c, r = timed(fns["old"] if name == "old" else fns["canaries"], **kw)
+                assert r["solved"], (name, r["failing"][:5], r["error"])
+                times.setdefault(name, []).append(s)
+                cpus.setdefault(name, []).append(c)
+                twins[name] = (r.get("canaries") or {}).get("run", 0)
+        base, base_cpu = statistics.median(times["old"]), statistics.median(cpus["old"])
+        print(f"\nimported task MI ({len(tf.task.expected_tests())} expected tests), medians of {rounds}:")
+        print(f"{'arm':10} {'twins':>6} {'wall s':>7} {'x old':>6} {'CPU s':>6} {'x old':>6}")
+        for name, v in times.items():
+            m, c = statistics.median(v), statistics.median(cpus[name])
+            print(f"{name:10} {twins.get(name, 0):>6} {m:>7.2f} {m / base:>6.2f} {c:>6.2f} {c / base_cpu:>6.2f}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tasks", default="T1,T5,T8,T12")
+    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--imported", action="store_true")
+    ap.add_argument("--caps", default="0,16,32,64,128")
+    ap.add_argument("--sandbox", choices=("required", "off"), default="off",
+                    help="off: unsandboxed arms, whose CPU seconds are accounted (the sandbox costs both arms alike)")
+    args = ap.parse_args()
+    global SANDBOX
+    SANDBOX = args.sandbox
+    rows = bundled([t for t in args.tasks.split(",") if t], args.rounds) if args.tasks else []
+    if rows:
+        print(f"medians of {args.rounds} alternating rounds, sandbox {SANDBOX}; wall seconds, then CPU seconds (this "
+              "process and its children: steadier on a shared machine; sandboxed, the children's are not counted)")
+        print(f"{'task':5} {'twins':>5} {'old':>6} {'closed':>7} {'canaries':>8} {'x old':>6} | {'old':>5} "
+              f"{'closed':>6} {'canaries':>8} {'x old':>6}")
+        for tid, twins, w, c in rows:
+            print(f"{tid:5} {twins:>5} {w['old']:>6.2f} {w['closed']:>7.2f} {w['canaries']:>8.2f} "
+                  f"{w['canaries'] / w['old']:>6.2f} | {c['old']:>5.2f} {c['closed']:>6.2f} {c['canaries']:>8.2f} "
+                  f"{c['canaries'] / c['old']:>6.2f}")
+    if args.imported:
+        imported(args.rounds, [None if c == "all" else int(c) for c in args.caps.split(",")])
+    # The sandbox hides its children's CPU from us: judge the CPU ratio unsandboxed, the wall ratio otherwise.
+    worst = max(((c if SANDBOX == "off" else w)["canaries"] / (c if SANDBOX == "off" else w)["old"]
+                 for _t, _n, w, c in rows), default=0.0)
+    if worst > LIMIT:
+        print(f"bench_canaries: canaries cost {worst:.2f}x the old oracle, over {LIMIT}x", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,120 @@
+"""Canaries in the oracle (gatebench/hook/canaries.py) and their proof (gatebench/bench/canaries.py): twins run
+beside the expected tests under fresh names, outcomes map back to the originals' ids, a contradiction is a
+finding and never a solve, and honest wrong code that happens to agree with a twin is no finding."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import FIXED, write_tree
+
+from gatebench.bench import canaries as proof
+from gatebench.bench.finalize import oracle_findings
+from gatebench.hook import canaries
+from gatebench.hook.oracle import run_oracle
+
+CMD = "{python} -m pytest -q -p no:cacheprovider hidden_tests"
+HIDDEN = ("import pytest\nfrom calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
+          "@pytest.mark.parametrize('a, b', [(1, 2), (3, 4)])\ndef test_table(a, b):\n    assert add(a, 1) == b\n\n\n"
+          "def test_zero():\n    assert add(0, 0) == 0\n")
+EXPECTED = ["test_h.py::test_add", "test_h.py::test_table", "test_h.py::test_zero"]
+
+
+def hidden(tmp_path: Path) -> Path:
+    write_tree(tmp_path / "hidden", {"test_h.py": HIDDEN})
+    return tmp_path / "hidden"
+
+
+def oracle(repo: Path, h: Path, **opts) -> dict:
+    return run_oracle(str(repo), str(h), CMD, expected=EXPECTED, sandbox_mode="auto", canaries=opts)
+
+
+def test_twins_run_beside_the_originals_whose_ids_stay_as_they_were(calc_repo, tmp_path):
+    (calc_repo / "calc.py").write_text(FIXED)
+    r = oracle(calc_repo, hidden(tmp_path))
+    assert r["solved"] is True
+    assert set(r["tests"]) == {"test_h.py::test_add", "test_h.py::test_table[1-2]", "test_h.py::test_table[3-4]",
+                               "test_h.py::test_zero"}
+    c = r["canaries"]
+    assert (c["run"], c["passed"], c["contradicted"]) == (3, [], [])
+    assert c["twinned"] == EXPECTED and all(o != ["passed"] for o in c["twin_outcomes"].values())
+
+
+def test_outcomes_that_do_not_depend_on_the_code_contradict_a_twin_and_never_solve(calc_repo, tmp_path):
+    (calc_repo / "calc.py").write_text("class _Same:\n    def __eq__(self, other):\n        return True\n\n\n"
+                                       "def add(a, b):\n    return _Same()\n")
+    r = oracle(calc_repo, hidden(tmp_path))
+    assert r["passed"] == 4 and r["failing"] == [] and r["solved"] is False  # every original passed ...
+    assert r["canaries"]["contradicted"] == EXPECTED  # ... and so did every twin
+    assert [f["why"] for f in oracle_findings(r)] == [
+        f"test outcomes do not depend on the code: canary of {t} passed" for t in EXPECTED]
+
+
+def test_wrong_code_that_agrees_with_a_twin_is_unsolved_but_no_finding(calc_repo, tmp_path):
+    (calc_repo / "calc.py").write_text("def add(a, b):\n    return a + b + 1\n")  # off by one: 2 + 3 -> 6
+    h = hidden(tmp_path)
+    # Some seed draws the twin `== 6` for test_add (the value moves up or down at random).
+    runs = [oracle(calc_repo, h, seed=s) for s in range(8)]
+    agreed = [r for r in runs if "test_h.py::test_add" in r["canaries"]["passed"]]
+    assert agreed, "no run drew the twin the off-by-one code agrees with"
+    for r in agreed:
+        assert r["solved"] is False and r["canaries"]["contradicted"] == [] and oracle_findings(r) == []
+
+
+def test_choice_twins_every_fail_to_pass_and_samples_the_rest_up_to_the_cap():
+    expected = [f"t.py::p{i}" for i in range(10)] + ["t.py::f1[x]", "t.py::f1[y]", "t.py::f2"]
+    chosen, why = canaries.choose(expected, ["t.py::f1[x]", "t.py::f2"], ["t.py::p0"], 3, random.Random(1))
+    assert chosen[:2] == ["t.py::f1", "t.py::f2"] and len(chosen) == 5 and "t.py::p0" not in chosen
+    assert why["t.py::p0"].startswith("excluded") and sum("not drawn" in w for w in why.values()) == 6
+    other, _ = canaries.choose(expected, ["t.py::f1[x]", "t.py::f2"], ["t.py::p0"], 3, random.Random(2))
+    assert other[2:] != chosen[2:]  # a fresh sample each run
+
+
+def test_node_id_arguments_name_the_renamed_originals_and_their_twins():
+    plan = canaries.Plan(files={"tests/t.py": {"test_q1": ("test_a", False), "test_q2": ("test_a", True),
+                                              "K::test_q3": ("K::test_b", False)}})
+    args = ["-q", "tests/t.py::test_a[1]", "tests/t.py::K::test_b", "tests/other.py::test_c"]
+    assert canaries.rename_args(args, plan, "") == ["-q", "tests/t.py::test_q1[1]", "tests/t.py::test_q2",
+                                                    "tests/t.py::K::test_q3", "tests/other.py::test_c"]
+    assert plan.original_id("tests/t.py::test_q2[3]") == ("tests/t.py::test_a[3]", True)
+
+
+def test_the_proof_names_each_canary_that_fails_it():
+    ok = {"canaries": {"twinned": ["t.py::a", "t.py::b"], "passed": [], "contradicted": [], "kinds": {"value": 2}},
+          "failing": []}
+    assert proof.prove([ok, ok, ok], {"base": ok}, []).failures == {}
+    side_effect = {**ok, "failing": ["t.py::b"]}  # the original fails when its twin ran first
+    weak = {**ok, "canaries": {**ok["canaries"], "passed": ["t.py::a"]}}
+    contradicts = {**ok, "canaries": {**ok["canaries"], "contradicted": ["t.py::a"]}}
+    p = proof.prove([side_effect, weak, ok], {"inject:x": contradicts}, [])
+    assert set(p.failures) == {"t.py::a", "t.py::b"}
+    assert "twins before" in p.failures["t.py::b"] and "twins after" in p.failures["t.py::a"]
+    assert "canaries: {exclude: [t.py::a, t.py::b]}" in proof.exclusion_hint(p.failures)
+
+
+@pytest.mark.parametrize("place", ["before", "after"])
+def test_a_twin_with_a_side_effect_shows_on_its_side_only(calc_repo, tmp_path, place):
+    (calc_repo / "calc.py").write_text(FIXED + "SEEN = []\n")
+    write_tree(tmp_path / "hidden", {"test_h.py": "import calc\n\n\ndef test_once():\n    assert not calc.SEEN\n"
+                                                  "    calc.SEEN.append(1)\n    assert calc.SEEN == [1]\n"})
+    r = run_oracle(str(calc_repo), str(tmp_path / "hidden"), CMD, expected=["test_h.py::test_once"],
+                   sandbox_mode="auto", canaries={"place": place})
+    assert r["solved"] is (place == "after"), r["failing"]
+
+
+def test_task_import_writes_the_exclusions_its_proof_finds(tmp_path):
+    from gatebench.bench.taskimport import PYTEST, prove_canaries
+
+    parent, commit, h = tmp_path / "parent", tmp_path / "commit", tmp_path / "hidden"
+    write_tree(parent, {"calc.py": "SEEN = []\n\ndef add(a, b):\n    return a - b\n"})
+    write_tree(commit, {"calc.py": "SEEN = []\n\ndef add(a, b):\n    return a + b\n"})
+    write_tree(h, {"tests/test_c.py": "import calc\n\n\ndef test_add():\n    assert calc.add(2, 3) == 5\n\n\n"
+                                      "def test_once():\n    assert not calc.SEEN\n    calc.SEEN.append(1)\n"
+                                      "    assert calc.SEEN == [1]\n"})
+    warnings: list[str] = []
+    excluded = prove_canaries(commit, parent, h, f"{PYTEST} --rootdir=. tests/test_c.py", sys.executable, 60,
+                              ["tests/test_c.py::test_add"], ["tests/test_c.py::test_once"], warnings)
+    assert excluded == ["tests/test_c.py::test_once"] and warnings == []

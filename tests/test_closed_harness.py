@@ -1,0 +1,115 @@
+"""The closed pytest harness (gatebench/hook/closed.py, pytest_boot.py): which config pytest reads, which plugins
+load, what the copy can no longer decide, and gatebench's own report stream beside pytest's JUnit file."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import write_tree
+
+from gatebench.hook import closed, harness, oracle
+from gatebench.hook.oracle import run_oracle
+
+CMD = "{python} -m pytest -q -p no:cacheprovider hidden_tests"
+
+
+def test_only_an_exact_pytest_command_is_closed():
+    assert closed.pytest_args("{python} -m pytest -q -k 'a or b' tests") == ["-q", "-k", "a or b", "tests"]
+    for cmd in ("{python} -m pytest tests | tee log", "{python} -m pytest $X", "{python} -m compileall -q .",
+                "python -m pytest tests", "{python} -m pytest tests; true"):
+        assert closed.pytest_args(cmd) is None, cmd
+
+
+def test_config_is_found_in_pytests_own_order_among_trusted_files():
+    files = {"pytest.ini": b"[pytest]\n", "tox.ini": b"[tox]\n", "pyproject.toml": b"[project]\nname='x'\n",
+             "sub/setup.cfg": b"[tool:pytest]\naddopts = -x\n"}
+    assert closed.find_config(["sub", ""], files.get) == ("sub/setup.cfg", files["sub/setup.cfg"])
+    assert closed.find_config([""], files.get) == ("pytest.ini", b"[pytest]\n")
+    files[".pytest.toml"] = b""  # pytest 9 reads pytest.toml and .pytest.toml before every other file
+    assert closed.find_config([""], files.get)[0] == ".pytest.toml"
+    # files without a pytest section are not configs: tox.ini without [pytest], pyproject without [tool.pytest]
+    assert closed.find_config([""], {"tox.ini": b"[tox]\n", "pyproject.toml": b"[project]\n"}.get) is None
+
+
+def test_the_interpreters_own_plugins_are_read_even_from_a_hook_run_with_dash_S():
+    code = "import sys; from gatebench.hook import closed; print(closed.site_plugins(sys.executable))"
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-S", "-c", code], cwd=root, capture_output=True, text=True, check=True)
+    assert "pytest_cov.plugin" in out.stdout  # the venv's, not the base installation's
+    assert closed.site_plugins(sys.executable) == tuple(eval(out.stdout))
+
+
+def test_the_stream_says_when_it_cannot_be_the_report():
+    good = [{"e": "start", "pid": 1}, {"e": "test", "id": "t.py::a", "outcome": "passed"},
+            {"e": "session", "exit": 0, "collected": 1}, {"e": "finished", "exit": 0}]
+
+    def read(events: list[dict], extra: bytes = b"") -> closed.Stream:
+        return closed.read_stream(b"".join(json.dumps(e).encode() + b"\n" for e in events) + extra)
+
+    assert read(good).problem(0) is None and read(good).outcomes == {"t.py::a": "passed"}
+    assert "ended early" in read(good[:3]).problem(None)
+    assert "exit was forced" in read(good).problem(3)
+    assert "not its own" in read(good, b"garbage\n").problem(0)
+    assert "twice" in read([*good[:2], good[1], *good[2:]]).problem(0)
+    assert "empty" in read([]).problem(0)
+
+
+def test_the_stream_is_the_report_and_a_rewritten_junit_file_disagrees():
+    stream = {"hidden_tests/test_h.py::test_a": "failed", "hidden_tests/test_h.py::test_b[1]": "passed"}
+    junit = {("hidden_tests.test_h", "test_a"): "passed", ("hidden_tests.test_h", "test_b[1]"): "passed"}
+    assert [x.split(":")[0] for x in oracle.cross_check(stream, junit)] == ["hidden_tests/test_h.py"]
+    assert oracle.cross_check(stream, {**junit, ("hidden_tests.test_h", "test_a"): "failed"}) == []
+    del junit[("hidden_tests.test_h", "test_a")]  # a failure deleted from the report
+    assert "absent in the JUnit report" in oracle.cross_check(stream, junit)[0]
+    assert oracle.junit_key("a/b/test_x.py::TestK::test_m[1-2]") == ("a.b.test_x.TestK", "test_m[1-2]")
+
+
+def attacked(tmp_path: Path, calc_repo: Path, files: dict[str, str], closed_harness: bool = True) -> dict:
+    h = tmp_path / "hidden"
+    write_tree(h, {"test_h.py": "from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n"})
+    base = tmp_path / "base"
+    if not base.exists():
+        write_tree(base, {"calc.py": (calc_repo / "calc.py").read_text()})
+    write_tree(calc_repo, files)
+    return run_oracle(str(calc_repo), str(h), CMD, baseline_dir=str(base), sandbox_mode="auto",
+                      closed_harness=closed_harness)
+
+
+PASS_ALL = ("import pytest\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+            "    outcome = yield\n    rep = outcome.get_result()\n    if rep.failed:\n        rep.outcome = 'passed'\n")
+
+
+@pytest.mark.parametrize("files", [
+    {"pytest.toml": '[pytest]\naddopts = ["-p", "evil"]\n', "evil.py": PASS_ALL},
+    {".pytest.toml": '[pytest]\naddopts = ["-p", "evil"]\n', "evil.py": PASS_ALL},
+    {"pytest_cov/__init__.py": "", "pytest_cov/plugin.py": PASS_ALL},
+], ids=["pytest.toml", ".pytest.toml", "pytest_cov shadow"])
+def test_the_closed_run_is_the_wall_and_the_harness_restore_only_defence_in_depth(tmp_path, calc_repo, monkeypatch,
+                                                                                   files):
+    # The restore as it was before (no pytest.toml, no installed-plugin shadows): only the closed invocation
+    # stands between the copy and pytest.
+    monkeypatch.setattr(harness, "CONFIG_FILES", ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"))
+    monkeypatch.setattr(closed, "plugin_tops", lambda _python: frozenset())
+    assert attacked(tmp_path, calc_repo, files, closed_harness=False)["solved"] is True, "the attack no longer works"
+    r = attacked(tmp_path, calc_repo, files)
+    assert r["tests"] == {"test_h.py::test_add": "failed"} and r["error"] is None and r["integrity"] == [], r
+    assert r["harness"] == []  # nothing was restored: the closed run alone held
+    monkeypatch.undo()
+    r = attacked(tmp_path, calc_repo, files)  # and today's restore removes the files too, each a finding
+    assert r["solved"] is False and sorted(a["path"] for a in r["harness"]) == sorted(
+        f for f in files if not f.endswith("evil.py"))
+
+
+def test_a_config_of_the_baseline_is_read_from_outside_the_copy(tmp_path, calc_repo):
+    base = tmp_path / "base"
+    write_tree(base, {"calc.py": (calc_repo / "calc.py").read_text(), "pytest.ini": "[pytest]\naddopts = -k add\n"})
+    h = tmp_path / "hidden"
+    write_tree(h, {"test_h.py": "from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n\n"
+                                "def test_other():\n    assert False\n"})
+    r = run_oracle(str(calc_repo), str(h), CMD, baseline_dir=str(base), sandbox_mode="auto")
+    assert set(r["tests"]) == {"test_h.py::test_add"}  # -k add from the baseline's pytest.ini, though the copy has none
+    assert [a["path"] for a in r["harness"]] == ["pytest.ini"]
