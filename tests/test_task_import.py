@@ -172,10 +172,18 @@ def test_a_fix_imports_passes_selftest_and_check_and_runs_a_sim_matrix_to_a_repo
     assert task["oracle"]["layout"] == "original" and task["source"]["commit"] == c["fix"]
     assert task["prompt"].startswith(FIX_MESSAGE.strip())
     inj = {d.name: yaml.safe_load((d / "inject.yaml").read_text()) for d in (home / "inject" / "T1").iterdir()}
-    assert {i["kind"] for i in inj.values()} >= {"noop", "partial", "tamper"}
-    # Each hunk of the fix reverted alone is a partial that fails exactly that hunk's test.
-    partial_fails = sorted(tuple(i["fails"]) for i in inj.values() if i["kind"] == "partial")
-    assert partial_fails == [(t,) for t in res["fail_to_pass"]]
+    assert {i["kind"] for i in inj.values()} == {"noop", "partial", "plausible", "tamper"}
+    # Wrong fixes made from the fix itself: each fails a FAIL_TO_PASS test, and at least 3 of them (selftest's rule).
+    wrong = {n: i for n, i in inj.items() if i["kind"] in ("partial", "plausible")}
+    assert len(wrong) >= 3 and all(set(i["fails"]) & set(res["fail_to_pass"]) for i in wrong.values())
+    # A hunk of the fix reverted alone is a partial that fails exactly that hunk's test.
+    reverts = [tuple(i["fails"]) for i in wrong.values() if "reverted" in i["description"]]
+    assert reverts and all(r in [(t,) for t in res["fail_to_pass"]] for r in reverts)
+    # A mutant is the reference with one operator or constant changed, inside the lines the fix wrote.
+    slips = [(home / "inject" / "T1" / n / "files" / "shop" / "prices.py").read_text() for n, i in wrong.items()
+             if i["kind"] == "plausible"]
+    assert slips and all(len([x for x in zip(s.splitlines(), PRICES_FIX.splitlines(), strict=True) if x[0] != x[1]])
+                         == 1 for s in slips)
     tamper = next(i for i in inj.values() if i["kind"] == "tamper")
     assert tamper["delete"] == ["tests/test_prices.py"] and "diff" in tamper["blocked_by"]
 
@@ -299,7 +307,7 @@ def test_original_layout_never_writes_through_a_link_the_agent_put_on_the_way(tm
 def test_bad_options_are_refused_naming_them_and_write_nothing(history, home: Path, tmp_path: Path):
     repo, c = history
     cases = [
-        (["--python", "3.99"], "no python3.99 on PATH"),
+        (["--python", "3.99"], "no python3.99 on this machine"),
         (["--tests", "spec/**"], "changes no test (no changed file matches --tests spec/**)"),
         (["--prompt-file", str(tmp_path / "missing.md")], "--prompt-file"),
         (["--id", "../x"], "--id '../x'"),

@@ -59,13 +59,15 @@ def test_toml_release_imports_passes_selftest_and_runs_a_sim_matrix(home: Path, 
     _old, new = lay_versions(repo)
     prompt = tmp_path / "prompt.md"
     prompt.write_text(PROMPT)
+    # The release changed more than the fix: --files names the fix's file (the reference is that file alone).
     res = json.loads(cli("task", "import", str(repo), new, "--id", "toml", "--prompt-file", str(prompt),
-                         "--json").stdout)
+                         "--files", "toml/tz.py", "--json").stdout)
     assert res["prompt_from"] == "prompt file"
     assert res["fail_to_pass"] == ["tests/test_api.py::test_deepcopy_timezone"]
     assert len(res["pass_to_pass"]) >= 10
-    assert "toml/tz.py" in res["reference"]
-    assert {i["kind"] for i in res["injections"].values()} == {"noop", "partial", "tamper"}
+    assert res["reference"] == ["toml/tz.py"]
+    assert {i["kind"] for i in res["injections"].values()} >= {"noop", "plausible", "tamper"}
+    assert sum(i["kind"] in ("partial", "plausible") for i in res["injections"].values()) >= 3
     task = yaml.safe_load((home / "tasks" / "toml" / "task.yaml").read_text())
     assert task["prompt"] == PROMPT.strip() and task["env"]["python"]
 

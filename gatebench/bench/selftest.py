@@ -35,6 +35,7 @@ SELFTEST_CONFIG = GateConfig(
     budget=Budget(blocks=7, hook_seconds=900),
 )
 MIN_INJECTIONS = 3
+WRONG_FIXES = ("partial", "plausible", "hardcode")  # an imported task needs MIN_INJECTIONS of these: code, not noop
 
 
 @dataclass
@@ -122,6 +123,10 @@ def static_checks(tf: TaskFiles, hidden_ids: list[str]) -> list[Failure]:
     n = len(tf.injections())
     if n < MIN_INJECTIONS:
         out.append(Failure(tf.id, f"inject/{tf.id}/", "injections", f"{n} injections, at least {MIN_INJECTIONS} needed"))
+    wrong = sum(1 for i in tf.injections().values() if i.kind in WRONG_FIXES)
+    if tf.task.source is not None and wrong < MIN_INJECTIONS:
+        out.append(Failure(tf.id, f"inject/{tf.id}/", "injections", f"{wrong} wrong fixes ({', '.join(WRONG_FIXES)}), "
+                           f"at least {MIN_INJECTIONS} needed for an imported task"))
     return out
 
 

@@ -11,7 +11,7 @@ HELP = "import a task from a commit of a git repository (import), or check an im
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    sub = p.add_subparsers(dest="task_cmd", metavar="import|check", required=True)
+    sub = p.add_subparsers(dest="task_cmd", metavar="import|check|list|materialize", required=True)
     imp = sub.add_parser("import", help="a task from one commit: its parent is the base, its tests the oracle")
     imp.add_argument("repo", type=Path, help="a local git repository")
     imp.add_argument("commit", help="the commit that fixes something and changes tests")
@@ -19,8 +19,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     imp.add_argument("--prompt-file", type=Path, help="the task statement (default: the commit message)")
     imp.add_argument("--tests", nargs="+", metavar="GLOB", help="globs of test files (default: tests/** test/** "
                      "testing/** test_*.py *_test.py conftest.py)")
+    imp.add_argument("--files", nargs="+", metavar="PATH", help="the fix's files (default: every non-test file the "
+                     "commit changes); the reference is these, the rest of the commit stays out")
     imp.add_argument("--python", help="Python X.Y of the task's environment (default: this interpreter's)")
     imp.add_argument("--setup", help="shell command run once in the new environment (its bin/ first on PATH)")
+    imp.add_argument("--env", nargs="+", metavar="SPEC", dest="extra_env", help="pip requirement specs added to the "
+                     "environment's resolution (a missing test dependency, or a cap such as 'pytest<8')")
+    imp.add_argument("--exclude", nargs="+", metavar="TEST_ID", help="test ids (path::name) left out of the visible "
+                     "tests and of FAIL_TO_PASS/PASS_TO_PASS (a test that cannot pass here)")
     imp.add_argument("--timeout-s", type=float, default=300, help="per oracle run (default 300)")
     imp.add_argument("--home", type=Path, help="bench home to write into (default: $GATEBENCH_HOME or the checkout)")
     imp.add_argument("--json", action="store_true")
@@ -70,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.repo}: not a folder")
     home.mkdir(parents=True, exist_ok=True)
     imp = import_task(args.repo, args.commit, home, task_id=args.task_id, prompt_file=args.prompt_file,
-                      test_globs=args.tests, python=args.python, setup=args.setup, timeout_s=args.timeout_s,
+                      test_globs=args.tests, python=args.python, setup=args.setup, extra_env=args.extra_env,
+                      exclude=args.exclude, code_files=args.files, timeout_s=args.timeout_s,
                       log=lambda m: print(f"import: {m}", file=sys.stderr))
     for w in imp.warnings:
         print(f"import: warning: {w}", file=sys.stderr)
