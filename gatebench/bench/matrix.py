@@ -37,7 +37,7 @@ from typing import TextIO
 from gatebench.bench import ledger
 from gatebench.bench.cell import CellPaths
 from gatebench.bench.prep import prep, seed_for
-from gatebench.bench.tasks import load_task, task_ids
+from gatebench.bench.tasks import load_task
 from gatebench.bench.workers import WORKERS, WorkerOptions
 from gatebench.bench.workers.launch import attempt_marker, cell_processes, reap
 from gatebench.errors import UsageError
@@ -608,4 +608,7 @@ def finalize_child(cell_dir: str, attempt: int, prep_s: float, alive_path: str) 
 
 
 def default_tasks() -> list[str]:
-    return task_ids(project_root())
+    """Every task in the bench home but the marked ones (suites.default_ids)."""
+    from gatebench.bench.suites import default_ids
+
+    return default_ids(project_root())

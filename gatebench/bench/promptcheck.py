@@ -109,9 +109,9 @@ def gaps(tests: list[str], hidden_sources: dict[str, str], prompt: str, visible_
     texts = [prompt, *visible_sources]
     parsed = {path: functions(src) for path, src in hidden_sources.items()}
     out = []
-    for tid in tests:
+    for tid in dict.fromkeys(t.split("[", 1)[0] for t in tests):  # parametrized instances share one function
         path, _, rest = tid.partition("::")
-        func = parsed.get(path, {}).get(rest.split("[", 1)[0])
+        func = parsed.get(path, {}).get(rest)
         if func is None:
             continue
         for kind, value in pinned(func):

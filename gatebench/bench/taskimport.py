@@ -88,7 +88,6 @@ class Facts:
     visible: str
     injections: list[dict]  # {name, kind, description, mutant: {file, op, hunk, edits} | None, omit, delete, fails, blocked_by}
     excluded: list[str] = field(default_factory=list)
-    prompt_gaps: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -411,17 +410,18 @@ def import_task(repo: Path, commit: str, home: Path, *, task_id: str | None = No
         visible_files = sorted(str(p.relative_to(ptree)) for p in ptree.rglob("*.py")
                                if GlobSet(globs).match(str(p.relative_to(ptree))) and is_test_module(p.name))
         if facts is not None:
-            visible, base_rc, gaps = facts.visible, 0, facts.prompt_gaps
+            visible, base_rc = facts.visible, 0
         else:
             visible, base_rc = visible_tests(ptree, ctree, visible_files, [p for _s, p in test_changes], env.python,
                                              timeout_s, exclude or [], warnings, log)
-            hidden_src = {m: (ctree / m).read_text(encoding="utf-8", errors="replace") for m in modules}
-            visible_src = [(ptree / f).read_text(encoding="utf-8", errors="replace") for f in visible_files]
-            gaps = prompt_gaps(f2p, hidden_src, prompt, visible_src)
-            if gaps:
-                warnings.append(f"the prompt does not state {len(gaps)} detail(s) the hidden tests pin, so the task "
-                                f"is marked (not run by default): {'; '.join(gaps[:4])}; write a --prompt-file that "
-                                "states them")
+        hidden_src = {m: (ctree / m).read_text(encoding="utf-8", errors="replace") for m in modules}
+        visible_src = [(ptree / f).read_text(encoding="utf-8", errors="replace") for f in visible_files
+                       if f not in hidden_src]
+        gaps = prompt_gaps(f2p, hidden_src, prompt, visible_src)
+        if gaps:
+            warnings.append(f"the prompt does not state {len(gaps)} detail(s) the hidden tests pin, so the task "
+                            f"is marked (not run by default): {'; '.join(gaps[:4])}; write a --prompt-file that "
+                            "states them")
         message = prompt if prompt_from == "commit message" else commit_message(repo, sha)
         title = message.splitlines()[0][:100] if message else sha[:12]
         src_info = {"repo": str(repo), "commit": sha, "parent": parent, "prompt_from": prompt_from,

@@ -26,6 +26,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="config names, space- or comma-separated (default: every configs/*.yaml)")
     p.add_argument("--tasks", type=_list, nargs="+", metavar="ID",
                    help="task ids, space- or comma-separated (default: every tasks/T*)")
+    p.add_argument("--suite", nargs="+", choices=("quick", "real", "real-sample", "ci", "all"),
+                   help="task suites, with --tasks or instead of it (real ones are laid from their recipes first)")
     p.add_argument("--reps", type=int, default=1, help="repetitions per (config, task) (default 1)")
     p.add_argument("--jobs", type=int, default=1, help="cells run at the same time (default 1)")
     add_cap_arguments(p)
@@ -72,6 +74,10 @@ def run(args: argparse.Namespace) -> int:
     opts = worker_options(args)
     configs = [c for group in args.configs or [] for c in group]
     tasks = [t for group in args.tasks or [] for t in group]
+    if args.suite:
+        from gatebench.bench.suites import select
+
+        tasks = select(args.suite, tasks)
     spec = MatrixSpec(configs=configs or all_configs(), tasks=tasks or default_tasks(), reps=args.reps,
                       jobs=args.jobs, worker=args.worker, opts=opts, max_cost_usd=args.max_cost_usd,
                       run_id=args.run_id or default_run_id(), retries=args.retries, seed=args.seed)

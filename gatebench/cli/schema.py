@@ -14,6 +14,8 @@ MODELS = {
     "resolved": ("gatebench.models.config", "ResolvedConfig"),
     "task": ("gatebench.models.task", "Task"),
     "inject": ("gatebench.models.task", "Inject"),
+    "recipe": ("gatebench.models.recipe", "Recipe"),
+    "suite": ("gatebench.models.recipe", "SuiteSamples"),
     "event": ("gatebench.models.events", "HookEvent"),
     "result": ("gatebench.models.result", "ResultRecord"),
     "sim-policy": ("gatebench.models.sim", "SimPolicy"),
