@@ -12,6 +12,7 @@ the reference with one change inside the lines the fix wrote:
 - `boolop`: `and` and `or` swapped; `arith`: `+` and `-` swapped;
 - `args`: a call's last argument left out; `returns`: a return value replaced by the function's first
   parameter (`self` in a method): the value handed back untransformed;
+- `unwrap`: a call replaced by what it transforms (`s.lower()` -> `s`, `int(x)` -> `x`): the step forgotten;
 - `names`: a variable read in place of another (another parameter of the function, or another attribute
   the class sets on `self`): the wrong variable.
 
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 
 SWAP = {ast.Lt: "<=", ast.LtE: "<", ast.Gt: ">=", ast.GtE: ">", ast.Eq: "!=", ast.NotEq: "==",
         ast.In: "not in", ast.NotIn: "in", ast.Is: "is not", ast.IsNot: "is"}
-OPS_ORDER = ("revert", "drop", "negate", "compare", "constant", "names", "returns", "args", "boolop", "arith")
+OPS_ORDER = ("revert", "drop", "negate", "compare", "constant", "names", "unwrap", "returns", "args", "boolop", "arith")
 
 
 @dataclass(frozen=True)
@@ -165,6 +166,17 @@ def mutants(rel: str, parent: str | None, reference: str) -> list[Mutant]:
             if not (isinstance(node.value, ast.Name) and node.value.id == name):
                 s, e = span(node.value)
                 found["returns"].append(Mutant(rel, "returns", f"`{name}` returned at {where}", ((s, e, name),)))
+        if isinstance(node, ast.Call) and not node.keywords:
+            inner = None
+            if isinstance(node.func, ast.Attribute) and not node.args:
+                inner = node.func.value
+            elif isinstance(node.func, ast.Name) and len(node.args) == 1 and not isinstance(node.args[0], ast.Starred):
+                inner = node.args[0]
+            if inner is not None:
+                s, e = span(node)
+                i0, i1 = span(inner)
+                found["unwrap"].append(Mutant(rel, "unwrap", f"the call at {where} left out",
+                                              ((s, i0, ""), (i1, e, ""))))
         if isinstance(node, ast.Call) and node.args and not node.keywords and not isinstance(node.args[-1], ast.Starred):
             s = span(node.args[-2])[1] if len(node.args) > 1 else span(node.args[0])[0]
             e = span(node.args[-1])[1]

@@ -46,7 +46,8 @@ from gatebench.errors import UsageError
 from gatebench.models.task import TaskEnv
 from gatebench.paths import project_root
 
-ENV_FORMAT = 2  # bump when the build recipe changes: old environments are then rebuilt, not reused
+ENV_FORMAT = 2  # bump when the shared build recipe changes: old environments are then rebuilt, not reused
+LAYER_FORMAT = 3  # the same for task layers
 CACHE_ENV = "GATEBENCH_ENV_CACHE"
 DEP_FILES = ("pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "PKG-INFO")
 SRC_PTH = ("import os, sys; p = os.path.join(os.getcwd(), 'src'); "
@@ -96,7 +97,7 @@ def shared_key(env: TaskEnv) -> str:
 
 
 def env_key(repo: Path, env: TaskEnv) -> str:
-    h = hashlib.sha256(json.dumps({"shared": shared_key(env), "setup": env.setup, "install": env.install,
+    h = hashlib.sha256(json.dumps({"format": LAYER_FORMAT, "shared": shared_key(env), "setup": env.setup, "install": env.install,
                                    "version": env.version, "deps": env.deps}).encode())
     for name in env.deps:
         p = repo / name
@@ -330,8 +331,8 @@ def strip_code(d: Path, name: str) -> list[str]:
     and its scripts: `import` then finds the work copy's code, `importlib.metadata` still finds the project."""
     site = site_packages(d)
     norm = re.sub(r"[-_.]+", "_", name).lower()
-    info = next((p for p in site.glob("*.dist-info") if re.sub(r"[-_.]+", "_", p.name.rsplit("-", 1)[0]).lower()
-                 == norm), None)
+    info = next((p for p in site.glob("*.dist-info")
+                 if re.sub(r"[-_.]+", "_", p.name.removesuffix(".dist-info").rsplit("-", 1)[0]).lower() == norm), None)
     if info is None:
         return []
     removed = []
