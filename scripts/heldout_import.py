@@ -58,7 +58,7 @@ def one(item: dict, mirror: Path, tmp: Path, n: int) -> dict:
     else:
         res = json.loads(r.stdout)
         out.update(imported=True, fail_to_pass=len(res["fail_to_pass"]), pass_to_pass=len(res["pass_to_pass"]),
-                   python=res["env"]["python"], warnings=len(res["warnings"]), marked=bool(res["prompt_gaps"]))
+                   python=res["env"]["key"].split("-")[1], warnings=len(res["warnings"]), marked=bool(res["prompt_gaps"]))
         s = subprocess.run([PY, "-m", "gatebench", "selftest", "--tasks", "H"], capture_output=True, text=True, env=env,
                            cwd=ROOT, timeout=3600)
         if s.returncode == 0:
@@ -89,7 +89,7 @@ def main() -> int:
             res = f.result()
             results.append(res)
             state = "ok" if res["selftest"] else ("imported" if res["imported"] else "refused")
-            extra = (f" F2P {res['fail_to_pass']} P2P {res['pass_to_pass']} py{res['python'].split('python')[-1][:4]}"
+            extra = (f" F2P {res['fail_to_pass']} P2P {res['pass_to_pass']} {res['python']}"
                      if res["imported"] else "")
             print(f"[{n}/{len(items)}] {res['repo']}@{res['commit']}: {state}{extra} ({res['seconds']:.0f} s)"
                   + (f"\n      why: {res['why']}" if res["why"] else ""), flush=True)

@@ -161,8 +161,11 @@ def export_tree(repo: Path, rev: str, dest: Path) -> None:
 # --- plain data ----------------------------------------------------------------------------------------
 
 def is_test_module(path: str) -> bool:
+    """test_*.py and *_test.py (pytest's defaults), and the single-module forms test.py and tests.py (named on
+    the command line, pytest collects them too)."""
     name = path.rsplit("/", 1)[-1]
-    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")
+                                     or name in ("test.py", "tests.py"))
 
 
 def split_changes(changes: list[tuple[str, str]], globs: list[str]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
@@ -324,7 +327,7 @@ def import_task(repo: Path, commit: str, home: Path, *, task_id: str | None = No
                          f"it changes: {', '.join(p for _, p in changes[:10]) or 'nothing'}")
     modules = [p for s, p in test_changes if s != "D" and is_test_module(p)]
     if not modules:
-        raise UsageError(f"commit {sha[:12]} adds or changes no test module (test_*.py, *_test.py); "
+        raise UsageError(f"commit {sha[:12]} adds or changes no test module (test_*.py, *_test.py, test.py, tests.py); "
                          f"its test changes: {', '.join(p for _, p in test_changes)}")
     warnings: list[str] = []
     if not code_changes:
@@ -717,8 +720,10 @@ def make_injections(tf, ptree: Path, ctree: Path, code_changes, test_changes, vi
     # changed), the tests gate iff the visible tests failed on the base. selftest re-checks all of it.
     noop = Judged("inject:noop", {"diff": "block", "tests": "pass" if base_visible_rc == 0 else "block"},
                   {"failing": list(o.fail_to_pass), "solved": False}, [])
+    # Each judged twice (the flake check): a wrong fix whose outcome varies (a loop made endless, a timing test it
+    # slows) would fail selftest, so it is dropped here.
     with ThreadPoolExecutor(max_workers=2) as pool:
-        judged = [noop, *pool.map(lambda s: judge(tf, f"inject:{s['name']}", False, rerun=False), specs[1:])]
+        judged = [noop, *pool.map(lambda s: judge(tf, f"inject:{s['name']}", True), specs[1:])]
     out: dict[str, dict] = {}
     recipe: list[dict] = []
     for spec, j in zip(specs, judged, strict=True):
@@ -726,8 +731,9 @@ def make_injections(tf, ptree: Path, ctree: Path, code_changes, test_changes, vi
         d = tf.inject / name
         kind = cast(InjectKind, spec["kind"])
         fails = sorted(j.oracle.get("failing", []))
-        if j.errors or not fails or j.oracle.get("solved"):
-            log(f"injection {name} dropped: {'; '.join(j.errors) or 'it fails no hidden test'}")
+        if j.errors or not fails or j.oracle.get("solved") or j.flaky():
+            why = "; ".join(j.errors) or (f"its outcome varied: {j.flaky()[:3]}" if j.flaky() else "it fails no hidden test")
+            log(f"injection {name} dropped: {why}")
             shutil.rmtree(d)
             continue
         blocked: list[GateName] = [g for g in ("diff", "tests") if j.verdicts.get(g) == "block"] + ["oracle"]
