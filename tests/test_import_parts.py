@@ -123,3 +123,18 @@ def test_the_prompt_check_names_an_exception_and_message_no_text_states():
     stated = "window(0) must raise PageError with the message 'page 0 is out of range'."
     assert gaps(ids, hidden, stated, []) == []
     assert gaps(ids, hidden, "Fix window().", ["class PageError(Exception): page 0 is out of range"]) == []
+
+
+def test_a_marked_task_is_in_no_default_run_and_runs_only_when_named(tmp_path: Path):
+    import yaml
+
+    from gatebench.bench.suites import default_ids, marked, select, suite_ids
+
+    for tid, gaps_ in (("T1", None), ("fix1", []), ("fix2", ["tests/t.py::test_x: exception type 'E'"])):
+        (tmp_path / "tasks" / tid / "repo").mkdir(parents=True)
+        data = {"id": tid} if gaps_ is None else {"id": tid, "source": {"repo": "r", "prompt_gaps": gaps_}}
+        (tmp_path / "tasks" / tid / "task.yaml").write_text(yaml.safe_dump(data))
+    assert marked(tmp_path, "fix2") and not marked(tmp_path, "fix1")
+    assert default_ids(tmp_path) == ["T1", "fix1"]
+    assert suite_ids("quick", tmp_path) == ["T1"]
+    assert select(None, ["fix2"], tmp_path) == ["fix2"]

@@ -43,10 +43,17 @@ def suite_ids(name: str, home: Path | None = None) -> list[str]:
     raise UsageError(f"--suite {name!r}: one of {', '.join(SUITES)}")
 
 
-def default_ids(home: Path | None = None) -> list[str]:
-    """Every task in the bench home, less the marked ones."""
+def default_ids(home: Path | None = None, say=None) -> list[str]:
+    """Every task in the bench home, less the marked ones (named on stderr: never left out silently)."""
+    import sys
+
     home = home or project_root()
-    return [t for t in task_ids(home) if not marked(home, t)]
+    left = [t for t in task_ids(home) if marked(home, t)]
+    if left:
+        (say or (lambda m: print(m, file=sys.stderr)))(
+            f"left out {len(left)} marked task(s) (their prompt does not state what the hidden tests pin; name "
+            f"them to run them): {', '.join(left)}")
+    return [t for t in task_ids(home) if t not in left]
 
 
 def select(suites: list[str] | None, tasks: list[str] | None, home: Path | None = None) -> list[str]:
