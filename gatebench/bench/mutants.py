@@ -13,11 +13,13 @@ the reference with one change inside the lines the fix wrote:
 - `args`: a call's last argument left out; `returns`: a return value replaced by the function's first
   parameter (`self` in a method): the value handed back untransformed;
 - `unwrap`: a call replaced by what it transforms (`s.lower()` -> `s`, `int(x)` -> `x`): the step forgotten;
+- `strings`: a string literal the fix wrote swapped for another one it wrote (a wrong key or name);
 - `names`: a variable read in place of another (another parameter of the function, or another attribute
   the class sets on `self`): the wrong variable.
 
 An edit is `(start, end, new)` in characters of the reference text, so a recipe can name it without
-holding any of the project's code: the new text is always an operator, a number, `not (...)`, `pass`, `""` or a parameter's name.
+holding any of the project's code: the new text is always an operator, a number, `not (...)`, `pass`, `""`,
+a parameter's name, or `@S:E`: the reference's own text at [S:E] (a string literal moved, never copied).
 Every candidate parses; one equal to the parent or the reference is left out.
 """
 
@@ -25,11 +27,13 @@ from __future__ import annotations
 
 import ast
 import difflib
+import re
 from dataclasses import dataclass
 
 SWAP = {ast.Lt: "<=", ast.LtE: "<", ast.Gt: ">=", ast.GtE: ">", ast.Eq: "!=", ast.NotEq: "==",
         ast.In: "not in", ast.NotIn: "in", ast.Is: "is not", ast.IsNot: "is"}
-OPS_ORDER = ("revert", "drop", "negate", "compare", "constant", "names", "unwrap", "returns", "args", "boolop", "arith")
+OPS_ORDER = ("revert", "drop", "negate", "compare", "constant", "names", "unwrap", "strings", "returns", "args",
+             "boolop", "arith")
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,10 @@ class Mutant:
 
 
 def apply_edits(text: str, edits: tuple[tuple[int, int, str], ...] | list) -> str:
+    source = text
     for start, end, new in sorted(edits, key=lambda e: -e[0]):
+        m = re.fullmatch(r"@(\d+):(\d+)", new)
+        new = source[int(m.group(1)):int(m.group(2))] if m else new
         text = text[:start] + new + text[end:]
     return text
 
@@ -125,10 +132,20 @@ def mutants(rel: str, parent: str | None, reference: str) -> list[Mutant]:
             for n in ast.walk(fn):
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names:
                     params[id(n)] = names
+    docstrings = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+    literals = [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str) and _in(n, lines)
+                and id(n) not in docstrings and n.lineno == n.end_lineno]
     for node in ast.walk(tree):
         if not _in(node, lines):
             continue
         where = f"line {node.lineno} of {rel}"  # type: ignore[attr-defined]
+        if node in literals:
+            other = next((o for o in literals if o.value != node.value), None)
+            if other is not None:
+                s, e = span(node)
+                os_, oe = span(other)
+                found["strings"].append(Mutant(rel, "strings", f"the string at {where} swapped for the one at line "
+                                               f"{other.lineno}", ((s, e, f"@{os_}:{oe}"),)))
         kept_stmt = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Pass, ast.Import, ast.ImportFrom)
         docstring = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
         if isinstance(node, ast.stmt) and not isinstance(node, kept_stmt) and not docstring:
