@@ -101,11 +101,19 @@ def file_requirements(tree: Path) -> list[str]:
     tox = _ini(tree / "tox.ini")
     if tox is not None and tox.has_option("testenv", "deps"):
         out += requirement_lines(re.sub(r"^\s*\w[\w,-]*:\s*", "", tox.get("testenv", "deps"), flags=re.M))
-    groups = _toml(tree).get("dependency-groups", {})
+    data = _toml(tree)
+    groups = data.get("dependency-groups", {})
     for g in GROUPS:
         for item in groups.get(g, []) if isinstance(groups, dict) else []:
             if isinstance(item, str):
                 out += requirement_lines(item)
+    # Poetry's development dependencies (its version constraints are not pip's: the names alone).
+    poetry = data.get("tool", {}).get("poetry", {})
+    tables = [poetry.get("dev-dependencies", {})] + [poetry.get("group", {}).get(g, {}).get("dependencies", {})
+                                                      for g in GROUPS]
+    for table in tables:
+        if isinstance(table, dict):
+            out += [name for name in table if name != "python" and not NOT_FOR_TESTS.match(name)]
     return list(dict.fromkeys(out))
 
 
