@@ -14,8 +14,11 @@ the reference with one change inside the lines the fix wrote:
   parameter (`self` in a method): the value handed back untransformed;
 - `unwrap`: a call replaced by what it transforms (`s.lower()` -> `s`, `int(x)` -> `x`): the step forgotten;
 - `strings`: a string literal the fix wrote swapped for another one it wrote (a wrong key or name);
+- `twins`: a builtin or common method swapped for its twin (`min`/`max`, `any`/`all`, `lower`/`upper`,
+  `startswith`/`endswith`, `lstrip`/`rstrip`, `append`/`extend`...), a raised or caught builtin exception for
+  a sibling (`ValueError`/`TypeError`, `KeyError`/`IndexError`...), a `not` left out;
 - `names`: a variable read in place of another (another parameter of the function, or another attribute
-  the class sets on `self`): the wrong variable.
+  the class sets on `self`, another attribute the file reads on a variable of the same name): the wrong variable.
 
 An edit is `(start, end, new)` in characters of the reference text, so a recipe can name it without
 holding any of the project's code: the new text is always an operator, a number, `not (...)`, `pass`, `""`,
@@ -32,8 +35,16 @@ from dataclasses import dataclass
 
 SWAP = {ast.Lt: "<=", ast.LtE: "<", ast.Gt: ">=", ast.GtE: ">", ast.Eq: "!=", ast.NotEq: "==",
         ast.In: "not in", ast.NotIn: "in", ast.Is: "is not", ast.IsNot: "is"}
-OPS_ORDER = ("revert", "drop", "negate", "compare", "constant", "names", "unwrap", "strings", "returns", "args",
-             "boolop", "arith")
+OPS_ORDER = ("revert", "drop", "negate", "compare", "constant", "names", "twins", "unwrap", "strings", "returns",
+             "args", "boolop", "arith")
+TWINS = {"min": "max", "max": "min", "any": "all", "all": "any", "lower": "upper", "upper": "lower",
+         "startswith": "endswith", "endswith": "startswith", "lstrip": "rstrip", "rstrip": "lstrip",
+         "append": "extend", "extend": "append", "keys": "values", "values": "keys", "floor": "ceil", "ceil": "floor",
+         "ValueError": "TypeError", "TypeError": "ValueError", "KeyError": "IndexError", "IndexError": "KeyError",
+         "AttributeError": "TypeError", "LookupError": "ValueError", "OverflowError": "ValueError",
+         "find": "rfind", "rfind": "find", "index": "rindex", "rindex": "index", "isdigit": "isalpha",
+         "isalpha": "isdigit", "split": "rsplit", "rsplit": "split", "partition": "rpartition",
+         "rpartition": "partition", "sorted": "reversed", "reversed": "sorted"}
 
 
 @dataclass(frozen=True)
@@ -135,10 +146,38 @@ def mutants(rel: str, parent: str | None, reference: str) -> list[Mutant]:
     docstrings = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
     literals = [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str) and _in(n, lines)
                 and id(n) not in docstrings and n.lineno == n.end_lineno]
+    # name -> [(attribute, span of the attribute's name)] read on a variable of that name anywhere in the file
+    reads: dict[str, list[tuple[str, tuple[int, int]]]] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and isinstance(n.ctx, ast.Load) \
+                and n.value.id != "self":
+            e = span(n)[1]
+            reads.setdefault(n.value.id, []).append((n.attr, (e - len(n.attr), e)))
     for node in ast.walk(tree):
         if not _in(node, lines):
             continue
         where = f"line {node.lineno} of {rel}"  # type: ignore[attr-defined]
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and isinstance(node.ctx, ast.Load):
+            alt = next(((a, sp) for a, sp in reads.get(node.value.id, []) if a != node.attr), None)
+            if alt is not None:
+                e = span(node)[1]
+                found["names"].append(Mutant(rel, "names", f"`{node.value.id}.{alt[0]}` read in place of "
+                                             f"`{node.value.id}.{node.attr}` at {where}",
+                                             ((e - len(node.attr), e, f"@{alt[1][0]}:{alt[1][1]}"),)))
+        twin = None
+        if isinstance(node, ast.Name) and node.id in TWINS and isinstance(node.ctx, ast.Load):
+            twin = (span(node), node.id)
+        elif isinstance(node, ast.Attribute) and node.attr in TWINS and isinstance(node.ctx, ast.Load):
+            e = span(node)[1]
+            twin = ((e - len(node.attr), e), node.attr)
+        if twin is not None:
+            (s, e), name = twin
+            found["twins"].append(Mutant(rel, "twins", f"`{TWINS[name]}` in place of `{name}` at {where}",
+                                         ((s, e, TWINS[name]),)))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            s, e = span(node)
+            found["twins"].append(Mutant(rel, "twins", f"the `not` at {where} left out",
+                                         ((s, span(node.operand)[0], ""),)))
         if node in literals:
             other = next((o for o in literals if o.value != node.value), None)
             if other is not None:
