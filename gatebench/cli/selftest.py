@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     from gatebench.bench import selftest as stt
     from gatebench.bench.suites import select
     from gatebench.bench.tasks import load_task
-    from gatebench.bench.validate import validate_configs
+    from gatebench.bench.validate import validate_configs, validate_recipes
     from gatebench.errors import UsageError
 
     named = [t for a in (args.tasks or []) for t in a.split(",") if t]
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
             tasks.append(tf)
         except UsageError as e:
             bad.append(str(e))
-    bad += [f.message for f in validate_configs()]
+    bad += [f.message for f in validate_configs()] + [str(f) for f in validate_recipes()]
     if bad:
         raise UsageError("invalid files:\n" + "\n".join(bad))
     failures: list[stt.Failure] = []
