@@ -65,7 +65,7 @@ from gatebench.models.task import (
     VisibleTests,
 )
 
-DEFAULT_TEST_GLOBS = ["tests/**", "test/**", "testing/**", "test_*.py", "*_test.py", "conftest.py"]
+DEFAULT_TEST_GLOBS = ["tests/**", "test/**", "testing/**", "test_*.py", "*_test.py", "test.py", "tests.py", "conftest.py"]
 THIN_WORDS = 12  # a commit message under this many words rarely states the behaviour the tests check
 MAX_TRIES = 24  # wrong-fix candidates tried (with the FAIL_TO_PASS tests only), until MAX_WRONG are kept
 MAX_WRONG = 4  # wrong fixes kept

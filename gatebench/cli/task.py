@@ -19,7 +19,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     imp.add_argument("--id", dest="task_id", help="task id (default: the next free T<n> in the bench home)")
     imp.add_argument("--prompt-file", type=Path, help="the task statement (default: the commit message)")
     imp.add_argument("--tests", nargs="+", metavar="GLOB", help="globs of test files (default: tests/** test/** "
-                     "testing/** test_*.py *_test.py conftest.py)")
+                     "testing/** test_*.py *_test.py test.py tests.py conftest.py)")
     imp.add_argument("--files", nargs="+", metavar="PATH", help="the fix's files (default: every non-test file the "
                      "commit changes); the reference is these, the rest of the commit stays out")
     imp.add_argument("--python", help="Python X.Y of the task's environment (default: this interpreter's)")
