@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -424,3 +425,14 @@ def test_a_vcs_versioned_project_with_cov_in_its_pytest_config_imports_by_defaul
     assert list(site.glob("clockpkg-1.4.dist-info")) and not (site / "clockpkg").exists()
     st = cli("selftest", "--tasks", "clock")
     assert "selftest passed" in st.stdout, st.stdout
+
+
+def test_an_environment_that_cannot_be_resolved_is_refused_with_pips_words_the_fix_and_a_kept_log(history, home: Path):
+    repo, c = history
+    r = cli("task", "import", str(repo), c["fix"], "--env", "pytest<0", check=False)
+    assert r.returncode == 2
+    assert "pytest<0" in r.stderr and "fix: --python X.Y" in r.stderr and "--env 'SPEC'" in r.stderr, r.stderr
+    log = re.search(r"the full log stays at (\S+):", r.stderr)
+    assert log and Path(log.group(1)).is_file(), r.stderr
+    assert "pytest<0" in Path(log.group(1)).read_text()
+    assert bench_files(home) == [] and not list(home.glob(".import-*"))
