@@ -436,3 +436,25 @@ def test_an_environment_that_cannot_be_resolved_is_refused_with_pips_words_the_f
     assert log and Path(log.group(1)).is_file(), r.stderr
     assert "pytest<0" in Path(log.group(1)).read_text()
     assert bench_files(home) == [] and not list(home.glob(".import-*"))
+
+
+def test_a_project_that_excludes_this_python_gets_an_interpreter_its_classifiers_name(tmp_path: Path, home: Path):
+    from gatebench.bench.pythons import available
+
+    if "3.10" not in available():
+        pytest.skip("no real python3.10 here (pyenv's versions/, /usr/bin); the choice needs one")
+    repo = tmp_path / "old"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    toml = ('[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n[project]\n'
+            'name = "shop"\nversion = "1.0"\nrequires-python = ">=3.8,<3.11"\nclassifiers = ["Programming Language :: '
+            'Python :: 3.9", "Programming Language :: Python :: 3.10"]\n[tool.setuptools]\npackages = ["shop"]\n')
+    probe = "import sys\n\n\ndef test_runs_on_the_chosen_python():\n    assert sys.version_info[:2] == (3, 10)\n"
+    commit_files(repo, {"pyproject.toml": toml, "shop/__init__.py": "", "shop/prices.py": PRICES_BUG,
+                        "tests/test_prices.py": VISIBLE + "\n\n" + probe}, "shop")
+    fix = commit_files(repo, {"shop/prices.py": PRICES_FIX, "tests/test_discount.py": NEW_TEST}, FIX_MESSAGE)
+    res = json.loads(cli("task", "import", str(repo), fix, "--id", "old", "--json").stdout)
+    assert res["env"]["key"].startswith("task-py3.10-"), res["env"]
+    task = yaml.safe_load((home / "tasks" / "old" / "task.yaml").read_text())
+    assert task["env"]["python"] == "3.10" and "shims" not in res["env"]["python"]
+    assert not any("visible" in w for w in res["warnings"]), res["warnings"]  # the probe passed: it ran on 3.10
