@@ -6,7 +6,7 @@ readable reason it did not) and the figures: imported, passing selftest, the rat
 The repositories are read from local bare mirrors (`--mirror DIR`, default /work/.mirror/<owner>+<name>/repo,
 as the search tool's fetch leaves them); each is cloned into a temp folder, nothing of it is committed. Task
 environments are cached in the checkout's .cache/envs. Exit 0 when the rate is at least 80%, else 1.
-    scripts/heldout_import.py [--mirror DIR] [--only OWNER/NAME ...] [--jobs N]
+    scripts/heldout_import.py [--mirror DIR] [--only OWNER/NAME ...] [--commits SHA ...] [--jobs N]
 """
 
 from __future__ import annotations
@@ -77,11 +77,14 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mirror", type=Path, default=Path("/work/.mirror"))
     ap.add_argument("--only", nargs="+", metavar="OWNER/NAME")
+    ap.add_argument("--commits", nargs="+", metavar="SHA", help="only these commits (a rerun of some)")
     ap.add_argument("--jobs", type=int, default=1, help="commits at a time (each import uses 2 cores)")
     args = ap.parse_args()
     items = yaml.safe_load((ROOT / "scripts" / "heldout.yaml").read_text())
     if args.only:
         items = [i for i in items if i["repo"] in args.only]
+    if args.commits:
+        items = [i for i in items if any(i["commit"].startswith(c) or c.startswith(i["commit"]) for c in args.commits)]
     with tempfile.TemporaryDirectory(prefix="gatebench-heldout-") as tmp, ThreadPoolExecutor(args.jobs) as pool:
         futures = [pool.submit(one, it, args.mirror, Path(tmp), n) for n, it in enumerate(items)]
         results = []
