@@ -67,7 +67,8 @@ def test_interpreters_are_never_looked_for_in_shim_folders(tmp_path: Path, monke
 
     monkeypatch.setattr(pythons, "available", lambda: ("3.12", "3.11", "3.10"))
     assert choose(["3.10", "3.9"], ">=3.8,<3.11", "3.11") == ["3.10"]
-    assert choose([], None, "3.11") == ["3.11", "3.12", "3.10"]
+    assert choose([], None, "3.11") == ["3.11"]
+    assert choose(["3.5", "2.7"], None, "3.11") == ["3.11", "3.10"], "code older than every interpreter: older first"
 
 
 def test_a_test_failing_only_under_load_or_only_sometimes_is_left_out_and_named():

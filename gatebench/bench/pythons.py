@@ -71,13 +71,15 @@ def available() -> tuple[str, ...]:
 
 def choose(classifiers: list[str], requires: str | None, default: str) -> list[str]:
     """Versions to try for a project, in order: the default if the project admits it, then the versions
-    its classifiers name (newest first), then any other admitted one here. Only installed ones."""
+    its classifiers name (newest first); when they name only versions not installed here (code older than
+    every interpreter here), the installed ones older than the default, newest first. Only installed ones."""
     from gatebench.bench.testdeps import allows
 
     have = available()
-    order = [default] + [v for v in classifiers] + list(have)
-    out = [v for v in dict.fromkeys(order) if v in have and allows(requires, v)
-           and (not classifiers or v in classifiers or v == default)]
+    minor = int(default.split(".")[1])
+    older = [v for v in have if int(v.split(".")[1]) < minor] if classifiers and not set(classifiers) & set(have) else []
+    order = [default, *classifiers, *older]
+    out = [v for v in dict.fromkeys(order) if v in have and allows(requires, v)]
     return out or [v for v in have if allows(requires, v)][:1]
 
 

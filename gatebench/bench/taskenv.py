@@ -159,7 +159,9 @@ def resolve(repo: Path, python: str, *, version: str | None = None, extra: list[
                 _run([py, *PIP, "install", "--dry-run", "--ignore-installed", "-q", "--report", str(report),
                       *target, *base, *reqs], log_path, env=env, cwd=tmp)
             except UsageError as e:
-                last = e
+                cause = _cause(log_path)
+                last = UsageError(f"pip cannot resolve the environment in python {python}"
+                                  + (f": {cause}" if cause else "") + f"\n{e}")
                 continue
             data = json.loads(report.read_text())
             own = _own(data, src)
@@ -181,6 +183,14 @@ def resolve(repo: Path, python: str, *, version: str | None = None, extra: list[
         assert last is not None
         raise UsageError(f"{last}\nfix: --python X.Y (another interpreter), --env 'SPEC' (a package the resolution "
                          "needs or a version cap, e.g. --env 'pytest<8'), or --setup CMD")
+
+
+def _cause(log: Path) -> str:
+    """The last line of a pip log that names an error (pip's own summary lines left out)."""
+    lines = [x.strip() for x in log.read_text(errors="replace").splitlines()]
+    hits = [x for x in lines if re.search(r"\b\w*(Error|Exception)\b:|^ERROR: ", x)
+            and not x.startswith(("error: subprocess-exited", "note:"))]
+    return hits[-1][:300] if hits else ""
 
 
 def _is_local(item: dict, src: Path) -> bool:

@@ -486,7 +486,14 @@ def environment(repo: Path, parent: str, ptree: Path, ctree: Path, hidden: Path,
         log(f"the project takes its version from git: its builds get {version}")
     tried: list[str] = []
     for v in versions:
-        res = resolve(ptree, v, version=version, extra=extra, log=log)
+        try:
+            res = resolve(ptree, v, version=version, extra=extra, log=log)
+        except UsageError as e:  # e.g. code that no longer imports on this interpreter, run by its setup.py
+            tried.append(f"python {v}: {str(e).splitlines()[0]}")
+            log(f"python {v}: the environment cannot be resolved: {str(e).splitlines()[0]}")
+            if python or v == versions[-1]:
+                raise UsageError(f"{e}\ntried: {'; '.join(tried)}") from None
+            continue
         for rel, data in res.generated.items():  # e.g. a setuptools-scm _version.py: part of the base as built
             for tree in (ptree, ctree):
                 if not (tree / rel).exists():
