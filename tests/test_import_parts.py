@@ -141,3 +141,15 @@ def test_a_marked_task_is_in_no_default_run_and_runs_only_when_named(tmp_path: P
     assert default_ids(tmp_path) == ["T1", "fix1"]
     assert suite_ids("quick", tmp_path) == ["T1"]
     assert select(None, ["fix2"], tmp_path) == ["fix2"]
+
+
+def test_a_long_failing_list_cut_by_the_hooks_event_is_no_flake_but_a_changed_one_is():
+    from gatebench.bench.selftest import Judged
+
+    ids = [f"t.py::test_{n:03}" for n in range(120)]
+    event = {"failing": ids[:50], "failing_total": 120}
+    assert Judged("inject:x", {}, event, [], [], {"failing": list(reversed(ids))}).flaky() == []
+    assert Judged("inject:x", {}, event, [], [], {"failing": ids[:119]}).flaky() == ["failing 120 then 119"]
+    assert Judged("inject:x", {}, event, [], [], {"failing": ids[1:]}).flaky()
+    short = {"failing": ids[:3]}
+    assert Judged("inject:x", {}, short, [], [], {"failing": ids[:4]}).flaky() == [ids[3]]

@@ -51,8 +51,13 @@ class Judged:
         if self.second is None:
             return []
         first = set(self.oracle.get("failing", []))
-        again = set(self.second.get("failing", []))
+        again_all = sorted(self.second.get("failing", []))
+        # The hook's event keeps the first 50 (sorted) of a long list and its total (oracle.event_summary).
+        total = self.oracle.get("failing_total")
+        again = set(again_all[:len(first)] if total else again_all)
         diff = sorted(first ^ again)
+        if total and total != len(again_all):
+            diff = diff or [f"failing {total} then {len(again_all)}"]
         if not diff and self.oracle.get("passed") != self.second.get("passed"):
             diff = [f"passed {self.oracle.get('passed')} then {self.second.get('passed')}"]
         return diff
