@@ -213,7 +213,8 @@ def thin_message(msg: str) -> bool:
     return len(re.findall(r"\w+", msg)) < THIN_WORDS
 
 
-def visible_command(visible_files: list[str], changed_tests: list[str], deselect: list[str] = ()) -> str:  # type: ignore[assignment]
+def visible_command(visible_files: list[str], changed_tests: list[str], deselect: list[str] = (),  # type: ignore[assignment]
+                    ignore: list[str] = ()) -> str:  # type: ignore[assignment]
     """The parent's test modules the commit did not touch. The ones it rewrote are hidden (in their new form);
     in their old form they may assert the behaviour the fix changes, and would block the reference."""
     changed = set(changed_tests)
@@ -221,9 +222,21 @@ def visible_command(visible_files: list[str], changed_tests: list[str], deselect
     if not kept:  # every test module is part of the fix: the visible check is that the code compiles
         return COMPILE_ONLY
     roots = sorted({f.split("/", 1)[0] for f in kept})
-    ignored = sorted(f for f in visible_files if f in changed)
+    ignored = sorted({f for f in visible_files if f in changed} | set(ignore))
     return " ".join([PYTEST, *roots, *(f"--ignore={f}" for f in ignored),
                      *(f"--deselect={shlex.quote(t)}" for t in deselect)])
+
+
+def uncollectable(test_id: str, tree: Path) -> str | None:
+    """A JUnit entry for a module that failed to collect (`?::pkg.test_mod`) as that module's path, else None:
+    such a module cannot be deselected, only ignored."""
+    if not test_id.startswith("?::"):
+        return None
+    rel = test_id[3:].replace(".", "/")
+    for cand in (f"{rel}.py", rel):
+        if (tree / cand).exists():
+            return cand
+    return None
 
 
 def next_task_id(home: Path) -> str:
@@ -577,9 +590,18 @@ def visible_tests(ptree: Path, ctree: Path, visible_files: list[str], changed: l
         raise UsageError(f"{len(bad)} visible tests fail on the base (or under load), too many to leave out: "
                          f"{', '.join(bad[:10])} ...; pytest said:\n{out}\nfix: {FIX_OPTIONS}")
     if bad:
-        warnings.append(f"left out {len(bad)} visible test(s) failing on the base or under load: {', '.join(bad[:8])}")
-        log(f"visible tests: {len(bad)} deselected")
-        command = visible_command(visible_files, changed, [*exclude, *bad])
+        modules = sorted({m for t in bad if (m := uncollectable(t, ptree))})
+        tests = [t for t in bad if not uncollectable(t, ptree)]
+        warnings.append(f"left out {len(bad)} visible test(s) failing on the base or under load: {', '.join(bad[:8])}"
+                        + (f" (modules that do not collect, ignored: {', '.join(modules)})" if modules else ""))
+        log(f"visible tests: {len(tests)} deselected, {len(modules)} modules ignored")
+        command = visible_command(visible_files, changed, [*exclude, *tests], modules)
+        with tempfile.TemporaryDirectory(prefix="gatebench-novisible-") as empty:
+            again = run_oracle(str(ptree), empty, command, ".gatebench-none", timeout_s, python)
+        if again["error"] or again["failed"] or again["errors"]:
+            out = diagnose(ptree, command, python, timeout_s)
+            raise UsageError(f"the visible tests still fail on the base with the failing ones left out ({command}); "
+                             f"pytest said:\n{out}\nfix: {FIX_OPTIONS}")
     return command, 0
 
 
@@ -670,7 +692,7 @@ def make_injections(tf, ptree: Path, ctree: Path, code_changes, test_changes, vi
                     ) -> tuple[dict[str, dict], list[dict]]:
     """noop, wrong fixes (the reference with one mutant, kept when a FAIL_TO_PASS test fails on it), a tamper;
     each judged by the real hook (selftest's judge), which measures `fails` and `blocked_by`."""
-    from gatebench.bench.selftest import Judged, judge
+    from gatebench.bench.selftest import judge
 
     o = tf.task.oracle
     # A wrong fix only has to fail one FAIL_TO_PASS test: try with those alone (the judge below runs everything).
@@ -723,14 +745,11 @@ def make_injections(tf, ptree: Path, ctree: Path, code_changes, test_changes, vi
         _lay(tf, spec["name"], files)
         _dump(tf.inject / spec["name"] / "inject.yaml", {"kind": spec["kind"], "description": spec["description"],
                                                          "fails": ["?"], "blocked_by": [], "delete": delete})
-    # noop is the base, already measured: it fails exactly FAIL_TO_PASS, the diff gate blocks it (nothing
-    # changed), the tests gate iff the visible tests failed on the base. selftest re-checks all of it.
-    noop = Judged("inject:noop", {"diff": "block", "tests": "pass" if base_visible_rc == 0 else "block"},
-                  {"failing": list(o.fail_to_pass), "solved": False}, [])
-    # Each judged twice (the flake check): a wrong fix whose outcome varies (a loop made endless, a timing test it
-    # slows) would fail selftest, so it is dropped here.
+    # Each judged by the hook (noop too: a FAIL_TO_PASS test the base does not even collect fails as "(not run)",
+    # and the tests gate's verdict on the base is the hook's), and twice (the flake check): a wrong fix whose
+    # outcome varies (a loop made endless, a timing test it slows) would fail selftest, so it is dropped here.
     with ThreadPoolExecutor(max_workers=2) as pool:
-        judged = [noop, *pool.map(lambda s: judge(tf, f"inject:{s['name']}", True), specs[1:])]
+        judged = list(pool.map(lambda s: judge(tf, f"inject:{s['name']}", True), specs))
     out: dict[str, dict] = {}
     recipe: list[dict] = []
     for spec, j in zip(specs, judged, strict=True):
