@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -172,10 +173,18 @@ def test_a_fix_imports_passes_selftest_and_check_and_runs_a_sim_matrix_to_a_repo
     assert task["oracle"]["layout"] == "original" and task["source"]["commit"] == c["fix"]
     assert task["prompt"].startswith(FIX_MESSAGE.strip())
     inj = {d.name: yaml.safe_load((d / "inject.yaml").read_text()) for d in (home / "inject" / "T1").iterdir()}
-    assert {i["kind"] for i in inj.values()} >= {"noop", "partial", "tamper"}
-    # Each hunk of the fix reverted alone is a partial that fails exactly that hunk's test.
-    partial_fails = sorted(tuple(i["fails"]) for i in inj.values() if i["kind"] == "partial")
-    assert partial_fails == [(t,) for t in res["fail_to_pass"]]
+    assert {i["kind"] for i in inj.values()} == {"noop", "partial", "plausible", "tamper"}
+    # Wrong fixes made from the fix itself: each fails a FAIL_TO_PASS test, and at least 3 of them (selftest's rule).
+    wrong = {n: i for n, i in inj.items() if i["kind"] in ("partial", "plausible")}
+    assert len(wrong) >= 3 and all(set(i["fails"]) & set(res["fail_to_pass"]) for i in wrong.values())
+    # A hunk of the fix reverted alone is a partial that fails exactly that hunk's test.
+    reverts = [tuple(i["fails"]) for i in wrong.values() if "reverted" in i["description"]]
+    assert reverts and all(r in [(t,) for t in res["fail_to_pass"]] for r in reverts)
+    # A mutant is the reference with one operator or constant changed, inside the lines the fix wrote.
+    slips = [(home / "inject" / "T1" / n / "files" / "shop" / "prices.py").read_text() for n, i in wrong.items()
+             if i["kind"] == "plausible"]
+    assert slips and all(len([x for x in zip(s.splitlines(), PRICES_FIX.splitlines(), strict=True) if x[0] != x[1]])
+                         == 1 for s in slips)
     tamper = next(i for i in inj.values() if i["kind"] == "tamper")
     assert tamper["delete"] == ["tests/test_prices.py"] and "diff" in tamper["blocked_by"]
 
@@ -305,7 +314,7 @@ def test_original_layout_never_writes_through_a_link_the_agent_put_on_the_way(tm
 def test_bad_options_are_refused_naming_them_and_write_nothing(history, home: Path, tmp_path: Path):
     repo, c = history
     cases = [
-        (["--python", "3.99"], "no python3.99 on PATH"),
+        (["--python", "3.99"], "no python3.99 on this machine"),
         (["--tests", "spec/**"], "changes no test (no changed file matches --tests spec/**)"),
         (["--prompt-file", str(tmp_path / "missing.md")], "--prompt-file"),
         (["--id", "../x"], "--id '../x'"),
@@ -340,3 +349,118 @@ def test_a_task_environment_changed_after_its_build_is_tamper_and_is_rebuilt(tmp
     again = ensure_env(base, spec, ENV_CACHE)
     assert again.built and intact(again.dir) and not (site / "zz_agent.pth").exists()
     assert env_tampered(sys.executable) == [], "the bench's own interpreter is no task environment"
+
+
+CLOCK_TOML = """[build-system]
+requires = ["setuptools>=64", "setuptools-scm>=8"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "clockpkg"
+dynamic = ["version"]
+requires-python = ">=3.8"
+
+[project.optional-dependencies]
+test = ["pytest"]
+
+[tool.setuptools]
+packages = ["clockpkg"]
+
+[tool.setuptools_scm]
+"""
+CLOCK_BUG = '''"""Clock faces."""
+from importlib.metadata import version
+
+__version__ = version("clockpkg")
+
+
+def twelve_hour(hour):
+    """The 12-hour clock's hour for a 24-hour `hour`: 0 and 12 are 12."""
+    return hour % 12
+'''
+CLOCK_FIX = CLOCK_BUG.replace("    return hour % 12\n", "    h = hour % 12\n    if h == 0:\n        return 12\n    return h\n")
+CLOCK_VISIBLE = '''import importlib.metadata
+
+import clockpkg
+
+
+def test_the_installed_version_is_the_tag():
+    assert clockpkg.__version__ == importlib.metadata.version("clockpkg") == "1.4"
+
+
+def test_afternoon():
+    assert clockpkg.twelve_hour(15) == 3
+'''
+CLOCK_NEW_TEST = '''from clockpkg import twelve_hour
+
+
+def test_noon_and_midnight_are_twelve():
+    assert twelve_hour(12) == 12 and twelve_hour(0) == 12
+
+
+def test_morning():
+    assert twelve_hour(9) == 9
+'''
+
+
+def test_a_vcs_versioned_project_with_cov_in_its_pytest_config_imports_by_default(tmp_path: Path, home: Path):
+    """What real repositories need, with no option: setuptools-scm cannot build from the .git-less base (the import
+    gives it the parent's tag), `--cov` in `.pytest.ini` needs pytest-cov in the environment, and the tests read the
+    project's installed version (its dist-info stays; its code is the work copy's)."""
+    repo = tmp_path / "clock"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    commit_files(repo, {"pyproject.toml": CLOCK_TOML, ".pytest.ini": "[pytest]\naddopts = --cov=clockpkg --cov-report=\n",
+                        "clockpkg/__init__.py": CLOCK_BUG, "tests/test_clock.py": CLOCK_VISIBLE}, "clock faces")
+    git(repo, "tag", "v1.4")
+    fix = commit_files(repo, {"clockpkg/__init__.py": CLOCK_FIX, "tests/test_noon.py": CLOCK_NEW_TEST},
+                       "twelve_hour: noon and midnight are 12, not 0")
+    r = cli("task", "import", str(repo), fix, "--id", "clock", "--json", check=False)
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)
+    assert res["fail_to_pass"] == ["tests/test_noon.py::test_noon_and_midnight_are_twelve"]
+    assert res["pass_to_pass"] == ["tests/test_noon.py::test_morning"]
+    assert any(p.startswith("pytest-cov==") for p in res["env"]["requirements"]), res["env"]
+    assert not any(p.lower().startswith("clockpkg") for p in res["env"]["requirements"])
+    task = yaml.safe_load((home / "tasks" / "clock" / "task.yaml").read_text())
+    assert task["env"]["version"] == "1.4" and task["visible"]["command"] == "{python} -m pytest -q -p no:cacheprovider tests"
+    assert not any("visible" in w for w in res["warnings"]), res["warnings"]  # the version test passes on the base
+    # The layer holds clockpkg's metadata but none of its code: `import clockpkg` must find the work copy.
+    env = ENV_CACHE / res["env"]["key"]
+    site = next((env / "lib").glob("python*/site-packages"))
+    assert list(site.glob("clockpkg-1.4.dist-info")) and not (site / "clockpkg").exists()
+    st = cli("selftest", "--tasks", "clock")
+    assert "selftest passed" in st.stdout, st.stdout
+
+
+def test_an_environment_that_cannot_be_resolved_is_refused_with_pips_words_the_fix_and_a_kept_log(history, home: Path):
+    repo, c = history
+    r = cli("task", "import", str(repo), c["fix"], "--env", "pytest<0", check=False)
+    assert r.returncode == 2
+    assert "pytest<0" in r.stderr and "fix: --python X.Y" in r.stderr and "--env 'SPEC'" in r.stderr, r.stderr
+    log = re.search(r"the full log stays at (\S+):", r.stderr)
+    assert log and Path(log.group(1)).is_file(), r.stderr
+    assert "pytest<0" in Path(log.group(1)).read_text()
+    assert bench_files(home) == [] and not list(home.glob(".import-*"))
+
+
+def test_a_project_that_excludes_this_python_gets_an_interpreter_its_classifiers_name(tmp_path: Path, home: Path):
+    from gatebench.bench.pythons import available
+
+    if "3.10" not in available():
+        pytest.skip("no real python3.10 here (pyenv's versions/, /usr/bin); the choice needs one")
+    repo = tmp_path / "old"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    toml = ('[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n[project]\n'
+            'name = "shop"\nversion = "1.0"\nrequires-python = ">=3.8,<3.11"\nclassifiers = ["Programming Language :: '
+            'Python :: 3.9", "Programming Language :: Python :: 3.10"]\n[tool.setuptools]\npackages = ["shop"]\n')
+    probe = "import sys\n\n\ndef test_runs_on_the_chosen_python():\n    assert sys.version_info[:2] == (3, 10)\n"
+    commit_files(repo, {"pyproject.toml": toml, "shop/__init__.py": "", "shop/prices.py": PRICES_BUG,
+                        "tests/test_prices.py": VISIBLE + "\n\n" + probe}, "shop")
+    fix = commit_files(repo, {"shop/prices.py": PRICES_FIX, "tests/test_discount.py": NEW_TEST}, FIX_MESSAGE)
+    res = json.loads(cli("task", "import", str(repo), fix, "--id", "old", "--json").stdout)
+    assert res["env"]["key"].startswith("task-py3.10-"), res["env"]
+    task = yaml.safe_load((home / "tasks" / "old" / "task.yaml").read_text())
+    assert task["env"]["python"] == "3.10" and "shims" not in res["env"]["python"]
+    assert not any("visible" in w for w in res["warnings"]), res["warnings"]  # the probe passed: it ran on 3.10

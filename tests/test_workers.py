@@ -287,3 +287,27 @@ def test_deny_rules_written_by_prep_stop_reading_hidden_tests_and_the_attempt_is
     assert [d["tool_input"]["file_path"] for d in denied] == [str(hidden)]
     calls = stream_metrics(run.events)["tool_inputs"]
     assert scan(calls, cell / "repo", [Path(meta.hidden_dir)], project_root()) == [f"Read#1: {meta.hidden_dir}"]
+
+
+@pytest.mark.cli
+def test_the_sim_agent_writes_escapes_the_cli_would_decode_byte_for_byte(tmp_path: Path):
+    """The pinned CLI turns `\\u0022` in a Write's content (or a Bash command) into `"`; tomli's sources hold such
+    escapes. The agent sends those files through Bash as base64, and every end state lands exactly."""
+    from cli_harness import describe_run, fake_api, run_cli
+
+    work = tmp_path / "w"
+    (work / "pkg").mkdir(parents=True)
+    old = 'Q = "x"\nE = "y"\n'
+    (work / "pkg" / "esc.py").write_text(old)
+    want = {"pkg/esc.py": 'Q = "\\u0022"\nE = "\\ud83d\\ude00"\nR = r"\\n\\\\u0041"\n',
+            "pkg/new/plain.py": 'P = "\\\\u0041 stays"\n', "pkg/new/esc2.py": 'Z = "\\u00e9"\n'}
+    brain = AgentBrain({"seed": 3, "policy": {"first": {"reference": 1, "inject": {}}, "edit": 1}, "cwd": str(work),
+                        "base": {"pkg/esc.py": old, "pkg/new/plain.py": None, "pkg/new/esc2.py": None},
+                        "states": {"reference": {"kind": "reference", "files": want, "delete": []}},
+                        "test_command": None, "leak_path": None})
+    with fake_api(brain) as (url, api):
+        run = run_cli("fix it", work, url, extra_args=["--permission-mode", "bypassPermissions"],
+                      extra_env={"IS_SANDBOX": "1"})
+    got = {rel: (work / rel).read_text() for rel in want}
+    assert got == want, describe_run(run, api)
+    assert brain.state == "reference" and brain.tool_errors == 0

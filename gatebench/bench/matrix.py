@@ -39,7 +39,7 @@ from gatebench.bench.arms import BASE_CONFIG, Arm
 from gatebench.bench.arms import check as check_arm
 from gatebench.bench.cell import CellPaths
 from gatebench.bench.prep import prep, seed_for
-from gatebench.bench.tasks import load_task, task_ids
+from gatebench.bench.tasks import load_task
 from gatebench.bench.workers import WORKERS, WorkerOptions
 from gatebench.bench.workers.launch import attempt_marker, cell_processes, reap
 from gatebench.errors import UsageError
@@ -645,4 +645,7 @@ def finalize_child(cell_dir: str, attempt: int, prep_s: float, alive_path: str) 
 
 
 def default_tasks() -> list[str]:
-    return task_ids(project_root())
+    """Every task in the bench home but the marked ones (suites.default_ids)."""
+    from gatebench.bench.suites import default_ids
+
+    return default_ids(project_root())

@@ -69,14 +69,26 @@ def job_env(env: dict[str, str]) -> dict[str, str]:
     return keep
 
 
-def stage_bench_home(home: Path, dest: Path) -> Path:
-    """A copy of the bench home's shared folders: Ray uploads a working dir whole, so give it only these."""
+TASK_DIRS = ("tasks", "hidden", "reference", "inject")  # one sub-folder per task
+
+
+def stage_bench_home(home: Path, dest: Path, tasks: list[str] | None = None) -> Path:
+    """A copy of the bench home's shared folders: Ray uploads a working dir whole, so give it only these, and of
+    the per-task folders only the run's tasks (a materialized real task is a whole project's sdist tree: with
+    every one of them staged, the upload failed and each cell died with FileNotFoundError)."""
     dest.mkdir(parents=True, exist_ok=True)
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
     for name in BENCH_DIRS:
         src = home / name
-        if src.is_dir():
-            shutil.copytree(src, dest / name, symlinks=True,
-                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache"))
+        if not src.is_dir():
+            continue
+        if name in TASK_DIRS and tasks is not None:
+            (dest / name).mkdir(parents=True, exist_ok=True)
+            for tid in tasks:
+                if (src / tid).is_dir():
+                    shutil.copytree(src / tid, dest / name / tid, symlinks=True, ignore=skip)
+            continue
+        shutil.copytree(src, dest / name, symlinks=True, ignore=skip)
     return dest
 
 
@@ -193,7 +205,7 @@ class RayMatrix(Matrix):
         from gatebench.paths import project_root
 
         self._staging = tempfile.TemporaryDirectory(prefix="gatebench-ray-home-")
-        staged = stage_bench_home(project_root(), Path(self._staging.name) / "home")
+        staged = stage_bench_home(project_root(), Path(self._staging.name) / "home", list(self.spec.tasks))
         runtime_env = {"working_dir": str(staged), "env_vars": job_env(dict(os.environ))}
         kwargs: dict[str, Any] = {"runtime_env": runtime_env, "log_to_driver": False, "logging_level": "ERROR",
                                   "configure_logging": True}

@@ -37,6 +37,7 @@ SELFTEST_CONFIG = GateConfig(
     budget=Budget(blocks=7, hook_seconds=900),
 )
 MIN_INJECTIONS = 3
+WRONG_FIXES = ("partial", "plausible", "hardcode")  # an imported task needs MIN_INJECTIONS of these: code, not noop
 
 
 @dataclass
@@ -64,8 +65,13 @@ class Judged:
         if self.second is None:
             return []
         first = set(self.oracle.get("failing", []))
-        again = set(self.second.get("failing", []))
+        again_all = sorted(self.second.get("failing", []))
+        # The hook's event keeps the first 50 (sorted) of a long list and its total (oracle.event_summary).
+        total = self.oracle.get("failing_total")
+        again = set(again_all[:len(first)] if total else again_all)
         diff = sorted(first ^ again)
+        if total and total != len(again_all):
+            diff = diff or [f"failing {total} then {len(again_all)}"]
         if not diff and self.oracle.get("passed") != self.second.get("passed"):
             diff = [f"passed {self.oracle.get('passed')} then {self.second.get('passed')}"]
         return diff
@@ -139,6 +145,10 @@ def static_checks(tf: TaskFiles, hidden_ids: list[str]) -> list[Failure]:
     n = len(tf.injections())
     if n < MIN_INJECTIONS:
         out.append(Failure(tf.id, f"inject/{tf.id}/", "injections", f"{n} injections, at least {MIN_INJECTIONS} needed"))
+    wrong = sum(1 for i in tf.injections().values() if i.kind in WRONG_FIXES)
+    if tf.task.source is not None and wrong < MIN_INJECTIONS:
+        out.append(Failure(tf.id, f"inject/{tf.id}/", "injections", f"{wrong} wrong fixes ({', '.join(WRONG_FIXES)}), "
+                           f"at least {MIN_INJECTIONS} needed for an imported task"))
     return out
 
 

@@ -54,3 +54,25 @@ def validate_configs() -> list[Failure]:
             except UsageError as e:
                 out.append(Failure("-", str(p.relative_to(configs_dir().parent)), "validate", str(e)))
     return out
+
+
+def validate_recipes() -> list[Failure]:
+    """Every real-suite recipe and suite.yaml loads, and the samples name recipes that exist."""
+    from gatebench.bench.recipes import load_recipe, recipe_paths, samples, suite_dir
+
+    out = []
+    paths = recipe_paths()
+    for rid, p in paths.items():
+        try:
+            load_recipe(rid)
+        except UsageError as e:
+            out.append(Failure(rid, str(p), "validate", str(e)))
+    if (suite_dir() / "suite.yaml").is_file():
+        try:
+            s = samples()
+            for name, ids in (("bench", s.bench), ("ci", s.ci)):
+                out += [Failure(i, str(suite_dir() / "suite.yaml"), "validate", f"{name}: no recipe {i}")
+                        for i in ids if i not in paths]
+        except UsageError as e:
+            out.append(Failure("-", str(suite_dir() / "suite.yaml"), "validate", str(e)))
+    return out

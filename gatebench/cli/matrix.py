@@ -33,6 +33,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="a Claude Code plugin as one more arm (repeatable): its cells run the no-gate config `none` "
                         "with the plugin loaded (--plugin-dir), scored by the same oracle; its PreToolUse denials "
                         "are recorded. A PreToolUse gate (TDD Guard), a skill or a whole plugin")
+    p.add_argument("--suite", nargs="+", choices=("quick", "real", "real-sample", "ci", "all"),
+                   help="task suites, with --tasks or instead of it (real ones are laid from their recipes first)")
     p.add_argument("--reps", type=int, default=1, help="repetitions per (config, task) (default 1)")
     p.add_argument("--variant", type=_list, nargs="+", metavar="NAME",
                    help="task variants, comma-separated: normal (default) and/or impossible (the prompt with one "
@@ -95,6 +97,10 @@ def run(args: argparse.Namespace) -> int:
     configs = [c for group in args.configs or [] for c in group]
     tasks = [t for group in args.tasks or [] for t in group]
     variants = [v for group in args.variant or [] for v in group]
+    if args.suite:
+        from gatebench.bench.suites import select
+
+        tasks = select(args.suite, tasks)
     spec = MatrixSpec(configs=configs or all_configs(), tasks=tasks or default_tasks(), reps=args.reps,
                       jobs=args.jobs, worker=args.worker, opts=opts, max_cost_usd=args.max_cost_usd,
                       run_id=args.run_id or default_run_id(), retries=args.retries, seed=args.seed,

@@ -15,6 +15,8 @@ MODELS = {
     "task": ("gatebench.models.task", "Task"),
     "inject": ("gatebench.models.task", "Inject"),
     "variant": ("gatebench.models.task", "Variant"),
+    "recipe": ("gatebench.models.recipe", "Recipe"),
+    "suite": ("gatebench.models.recipe", "SuiteSamples"),
     "event": ("gatebench.models.events", "HookEvent"),
     "result": ("gatebench.models.result", "ResultRecord"),
     "sim-policy": ("gatebench.models.sim", "SimPolicy"),

@@ -23,6 +23,8 @@ bad input."""
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tasks", nargs="+", metavar="ID", help="tasks to check (default: all); commas work too")
+    p.add_argument("--suite", nargs="+", choices=("quick", "real", "real-sample", "ci", "all"),
+                   help="task suites (real ones are laid from their recipes first); marked tasks run only when named")
     p.add_argument("--jobs", type=int, default=2, help="end states judged in parallel per task (default 2)")
 
 
@@ -31,11 +33,13 @@ def run(args: argparse.Namespace) -> int:
 
     from gatebench.bench import selftest as stt
     from gatebench.bench import variants
-    from gatebench.bench.tasks import load_task, task_ids
-    from gatebench.bench.validate import validate_configs
+    from gatebench.bench.suites import select
+    from gatebench.bench.tasks import load_task
+    from gatebench.bench.validate import validate_configs, validate_recipes
     from gatebench.errors import UsageError
 
-    ids = [t for a in (args.tasks or task_ids()) for t in a.split(",") if t]
+    named = [t for a in (args.tasks or []) for t in a.split(",") if t]
+    ids = select(args.suite, named)
     if not ids:
         raise UsageError("no tasks found under tasks/")
     # Every file must load before anything runs: bad input is exit 2, naming the file and field.
@@ -50,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
             tasks.append(tf)
         except UsageError as e:
             bad.append(str(e))
-    bad += [f.message for f in validate_configs()]
+    bad += [f.message for f in validate_configs()] + [str(f) for f in validate_recipes()]
     if bad:
         raise UsageError("invalid files:\n" + "\n".join(bad))
     failures: list[stt.Failure] = []

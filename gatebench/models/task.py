@@ -55,18 +55,31 @@ class TaskEnv(Strict):
     """A per-task virtual environment (imported tasks); bundled tasks have none and run on the bench's python."""
 
     python: str = Field(pattern=r"^3\.[0-9]+$", description="Python X.Y the environment is built with")
-    deps: list[str] = Field(default_factory=list, description="repo files whose contents key the cached environment")
-    install: bool = Field(True, description="pip install the repo (for its dependencies) and its test extras")
+    requirements: list[str] = Field(default_factory=list, description="the shared environment: pinned "
+                                    "name==version, resolved at import (the project's test extras, test "
+                                    "requirement files, pytest plugins its configuration names, pytest)")
+    deps: list[str] = Field(default_factory=list, description="repo files whose contents key the task layer")
+    install: bool = Field(True, description="install the project's own distribution (metadata, entry points, "
+                          "scripts; its code stays the work copy's)")
+    version: str | None = Field(None, description="the version a VCS-versioned build is given (no .git in the base)")
     setup: str | None = Field(None, description="shell command run once in the new environment (its bin/ on PATH)")
 
 
 class ImportSource(Strict):
-    """Where an imported task came from (`gatebench task import`)."""
+    """Where an imported task came from (`gatebench task import`, or a real-suite recipe)."""
 
     repo: str
     commit: str
     parent: str
-    prompt_from: Literal["commit message", "prompt file"]
+    prompt_from: Literal["commit message", "prompt file", "recipe"]
+    project: str | None = Field(None, description="the project's name (recipes)")
+    license: str | None = Field(None, description="the project's licence (recipes)")
+    recipe: str | None = Field(None, description="the recipe file the task was materialized from")
+    excluded: list[str] = Field(default_factory=list, description="hidden tests left out of both sets, with why: "
+                                "flaky, load-sensitive, failing on the commit too")
+    prompt_gaps: list[str] = Field(default_factory=list, description="details the hidden tests pin (an exception "
+                                   "type, a message) that neither the prompt nor the visible tests state: a "
+                                   "marked task, not run by default")
 
 
 class Task(Strict):

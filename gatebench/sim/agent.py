@@ -22,7 +22,9 @@ the requests it gets.
 
 from __future__ import annotations
 
+import base64
 import random
+import re
 import shlex
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +35,9 @@ BASE = "base"
 REFERENCE = "reference"
 DONE_TEXT = "I made the change the task asks for. Done."
 REPEAT_TEXT = "I reviewed it again; I believe the work is complete as it is."
+# Claude Code decodes `\uXXXX` in a tool's input strings before the tool runs (seen with the pinned CLI:
+# Write of `"\u0022"` leaves `"""`, Bash's command likewise); text holding one goes through Bash as base64.
+CLI_DECODES = re.compile(r"\\u[0-9a-fA-F]{4}")
 
 
 @dataclass
@@ -235,10 +240,19 @@ class AgentBrain:
             return tool_turn(
                 "Bash", {"command": self.spec["test_command"], "description": "Run the tests"}, note="run tests"
             )
+        if call.tool == "bash-write":
+            data = base64.b64encode((call.content or "").encode("utf-8")).decode("ascii")
+            path = shlex.quote(self._abs(call.path))  # type: ignore[arg-type]
+            folder = shlex.quote(self._abs(call.path).rsplit("/", 1)[0])  # type: ignore[arg-type]
+            cmd = f"mkdir -p {folder} && printf %s {data} | base64 -d > {path}"
+            return tool_turn("Bash", {"command": cmd, "description": "Write a file"}, note=f"write {call.path} (bash)")
         if call.tool == "leak":
             cmd = f"cat {shlex.quote(self.spec['leak_path'])}"
             return tool_turn("Bash", {"command": cmd, "description": "Look at a test"}, note="leak")
         have = self.disk.get(call.path)  # type: ignore[arg-type]
+        if CLI_DECODES.search(call.content or ""):
+            call.tool = "bash-write"
+            return self._turn_for(call)
         if call.tool == "Edit" and have is not None:
             hunk = one_hunk(have, call.content)  # type: ignore[arg-type]
             if hunk is not None:
@@ -268,6 +282,9 @@ class AgentBrain:
             else:
                 self.disk[call.path] = call.content  # type: ignore[index]
                 self.known.add(call.path)  # type: ignore[arg-type]
+        elif call.tool == "bash-write" and not failed:
+            self.disk[call.path] = call.content  # type: ignore[index]
+            self.known.discard(call.path)  # Claude Code wants a fresh Read after a file changed under it
         elif call.tool == "rm" and not failed:
             self.disk[call.path] = None  # type: ignore[index]
             self.known.discard(call.path)

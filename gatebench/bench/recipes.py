@@ -1,0 +1,249 @@
+"""The real suite: recipes in `suites/real/`, materialized from PyPI sdists into the bench home's task folders.
+
+No third-party code is committed: a recipe names the project, its licence, the fix commit, the two sdists
+(base = release X, fix = release X+1, pinned by sha256), the fix's files and hidden test files, a prompt
+written here, and what an earlier import measured. `materialize` downloads the sdists with pip (cached in
+`<checkout>/.cache/sdists`), lays them as a two-commit git history in a temp folder (X; X with the fix's
+files and tests as in X+1) and imports the second commit with the recipe's facts: nothing is measured or
+judged again (selftest proves it). The tasks land in `tasks/R<n>`, `hidden/R<n>`, `reference/R<n>`,
+`inject/R<n>` (git-ignored), with `source.recipe` holding the recipe's hash: a changed recipe is laid again.
+
+`curate` is the other way round: a draft recipe (no measurements) is imported in full, in a temp home, and
+the recipe is written back with what the import measured and what it cost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+import yaml
+
+from gatebench.bench.taskenv import dep_files
+from gatebench.bench.taskimport import DEFAULT_TEST_GLOBS, Facts, import_task
+from gatebench.errors import UsageError
+from gatebench.models.loading import load_model
+from gatebench.models.recipe import Recipe, Sdist, SuiteSamples
+from gatebench.models.task import TaskEnv
+from gatebench.paths import project_root
+
+SUITE = Path("suites") / "real"
+GIT = ["git", "-c", "user.name=gatebench", "-c", "user.email=gatebench@localhost", "-c", "init.defaultBranch=main",
+       "-c", "commit.gpgsign=false"]
+GIT_ENV = {"GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z"}
+
+
+def checkout() -> Path:
+    """Recipes and the sdist cache live in the checkout (the bench home may be elsewhere)."""
+    return Path(__file__).resolve().parent.parent.parent
+
+
+def suite_dir() -> Path:
+    """`suites/real` of the checkout, or `$GATEBENCH_SUITE_DIR` (tests use a suite of their own)."""
+    env = os.environ.get("GATEBENCH_SUITE_DIR")
+    return Path(env).resolve() if env else checkout() / SUITE
+
+
+def recipe_paths() -> dict[str, Path]:
+    d = suite_dir()
+    out = {p.stem: p for p in d.glob("R*.yaml")} if d.is_dir() else {}
+    return dict(sorted(out.items(), key=lambda kv: int(kv[0][1:]) if kv[0][1:].isdigit() else 0))
+
+
+def load_recipe(rid: str) -> Recipe:
+    paths = recipe_paths()
+    if rid not in paths:
+        raise UsageError(f"no recipe {rid!r} in {suite_dir()} (known: {', '.join(paths) or 'none'})")
+    r = load_model(paths[rid], Recipe)
+    if r.id != rid:
+        raise UsageError(f"{paths[rid]}: id: {r.id!r} does not match its file name {rid!r}")
+    return r
+
+
+def samples() -> SuiteSamples:
+    return load_model(suite_dir() / "suite.yaml", SuiteSamples)
+
+
+def recipe_hash(r: Recipe) -> str:
+    return hashlib.sha256(json.dumps(r.model_dump(mode="json", exclude={"cost"}), sort_keys=True).encode()).hexdigest()[:16]
+
+
+# --- sdists --------------------------------------------------------------------------------------------
+
+def sdist_cache() -> Path:
+    return checkout() / ".cache" / "sdists"
+
+
+def sha256_of(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def fetch_sdist(project: str, sd: Sdist, where: str = "") -> Path:
+    """The sdist file from the cache, else from PyPI (pip download); its hash must be the recipe's."""
+    path = sdist_cache() / sd.file
+    if not path.is_file():
+        sdist_cache().mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="gatebench-sdist-") as tmp:
+            r = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
+                                f"{project}=={sd.version}", "-d", tmp], capture_output=True, text=True, timeout=600)
+            got = Path(tmp) / sd.file
+            if not got.is_file():
+                found = ", ".join(p.name for p in Path(tmp).iterdir()) or "nothing"
+                raise UsageError(f"{where}: pip download {project}=={sd.version} gave {found}, not {sd.file}: "
+                                 f"{(r.stderr or r.stdout)[-600:]}")
+            shutil.move(str(got), path)
+    digest = sha256_of(path)
+    if digest != sd.sha256:
+        raise UsageError(f"{where}: {path} has sha256 {digest}, the recipe pins {sd.sha256}: the download is not the "
+                         "release the recipe was made from (delete the file to download it again)")
+    return path
+
+
+def extract(archive: Path, dest: Path) -> None:
+    """An sdist's files into dest, without its top folder."""
+    dest.mkdir(parents=True, exist_ok=True)
+    if archive.name.endswith(".zip"):
+        with zipfile.ZipFile(archive) as z:
+            for info in z.infolist():
+                rel = info.filename.split("/", 1)[1] if "/" in info.filename else ""
+                if rel and not info.is_dir() and ".." not in rel.split("/"):
+                    (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+                    (dest / rel).write_bytes(z.read(info))
+        return
+    with tarfile.open(archive) as tf:
+        members = []
+        for m in tf.getmembers():
+            m.name = m.name.split("/", 1)[1] if "/" in m.name else ""
+            if m.name and (m.isfile() or m.isdir()):
+                members.append(m)
+        tf.extractall(dest, members=members, filter="data")
+
+
+def _git(repo: Path, *args: str) -> str:
+    r = subprocess.run([*GIT, *args], cwd=repo, capture_output=True, text=True, env={**os.environ, **GIT_ENV})
+    if r.returncode != 0:
+        raise UsageError(f"git {' '.join(args)} in {repo}: {r.stderr.strip()[:300]}")
+    return r.stdout.strip()
+
+
+def lay_history(r: Recipe, repo: Path, where: str) -> str:
+    """Commit 1: the base sdist. Commit 2: it with the fix's files and tests as in the fix sdist. The second's id."""
+    base, fix = fetch_sdist(r.project, r.base, where), fetch_sdist(r.project, r.fix, where)
+    extract(base, repo)
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A", "-f")
+    _git(repo, "commit", "-q", "-m", f"{r.project} {r.base.version}")
+    with tempfile.TemporaryDirectory(prefix="gatebench-fix-") as tmp:
+        extract(fix, Path(tmp))
+        for rel in [*r.files, *r.tests]:
+            src = Path(tmp) / rel
+            if not src.is_file():
+                raise UsageError(f"{where}: {rel} is not in {r.fix.file}")
+            (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, repo / rel)
+    _git(repo, "add", "-A", "-f")
+    _git(repo, "commit", "-q", "--allow-empty", "-m", f"{r.project} {r.fix.version}: the fix ({r.commit})")
+    return _git(repo, "rev-parse", "HEAD")
+
+
+# --- materialize ---------------------------------------------------------------------------------------
+
+def materialized(rid: str, home: Path | None = None) -> str | None:
+    """The recipe hash a materialized task was laid from, or None."""
+    path = (home or project_root()) / "tasks" / rid / "task.yaml"
+    try:
+        data = yaml.safe_load(path.read_text())
+        return str(data["source"]["recipe"]).rsplit("@", 1)[-1]
+    except (OSError, KeyError, TypeError, yaml.YAMLError):
+        return None
+
+
+def remove_task(rid: str, home: Path) -> None:
+    for base in ("tasks", "hidden", "reference", "inject"):
+        shutil.rmtree(home / base / rid, ignore_errors=True)
+
+
+def materialize(rid: str, home: Path | None = None, log=lambda _m: None) -> dict:
+    """Lay one recipe's task in the bench home (again if its recipe changed). Returns what it cost."""
+    home = home or project_root()
+    r = load_recipe(rid)
+    where = str(recipe_paths()[rid])
+    h = recipe_hash(r)
+    if materialized(rid, home) == h and (home / "hidden" / rid).is_dir():
+        return {"id": rid, "laid": False, "seconds": 0.0}
+    if not r.fail_to_pass or not r.injections or not r.visible:
+        raise UsageError(f"{where}: the recipe has no measurements yet (fail_to_pass, visible, injections): "
+                         f"run `gatebench task curate {where}` first")
+    t0 = time.monotonic()
+    remove_task(rid, home)
+    home.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f"gatebench-recipe-{rid}-") as tmp:
+        repo = Path(tmp) / r.project
+        sha = lay_history(r, repo, where)
+        facts = Facts(r.fail_to_pass, r.pass_to_pass, r.visible, [i.model_dump(mode="json") for i in r.injections],
+                      list(r.excluded))
+        spec = TaskEnv(python=r.python, requirements=r.requirements, deps=dep_files(repo))
+        res = import_task(repo, sha, home, task_id=rid, prompt=r.prompt, test_globs=r.test_globs or DEFAULT_TEST_GLOBS,
+                          code_files=r.files, facts=facts, env_spec=spec, log=log,
+                          source={"repo": r.repo, "commit": r.commit or f"{r.project}-{r.fix.version}", "parent": f"{r.project} {r.base.version} (sdist)",
+                                  "project": r.project, "license": r.license, "recipe": f"{SUITE / rid}.yaml@{h}"})
+    seconds = round(time.monotonic() - t0, 2)
+    log(f"{rid}: laid from {r.base.file} and {r.fix.file} in {seconds:.1f} s "
+        f"(environment {res.env['key']}: {'built' if res.env['built'] else 'reused'})")
+    return {"id": rid, "laid": True, "seconds": seconds, "env": res.env}
+
+
+def ensure_tasks(ids: list[str], home: Path | None = None, log=lambda _m: None) -> list[dict]:
+    """Materialize the recipes among `ids` that are not laid yet (bundled ids are left alone)."""
+    paths = recipe_paths()
+    out = []
+    todo = [i for i in ids if i in paths]
+    for n, rid in enumerate(todo, 1):
+        res = materialize(rid, home, log)
+        if res["laid"]:
+            print(f"[real suite] {n}/{len(todo)} {rid} laid in {res['seconds']:.1f} s", file=sys.stderr)
+        out.append(res)
+    return out
+
+
+# --- curate --------------------------------------------------------------------------------------------
+
+def curate(path: Path, log=lambda _m: None, timeout_s: float = 300) -> tuple[Recipe, list[str]]:
+    """Import a recipe in full (measure everything) and write it back with the measurements. Returns the
+    recipe and the import's warnings."""
+    r = load_model(path, Recipe)
+    where = str(path)
+    with tempfile.TemporaryDirectory(prefix=f"gatebench-curate-{r.id}-") as tmp:
+        home = Path(tmp) / "home"
+        shutil.copytree(project_root() / "configs", home / "configs")
+        repo = Path(tmp) / r.project
+        sha = lay_history(r, repo, where)
+        os.environ["GATEBENCH_HOME"] = str(home)
+        os.environ.setdefault("GATEBENCH_ENV_CACHE", str(checkout() / ".cache" / "envs"))
+        try:
+            res = import_task(repo, sha, home, task_id=r.id, prompt=r.prompt, test_globs=r.test_globs or DEFAULT_TEST_GLOBS,
+                              code_files=r.files, python=r.python, timeout_s=timeout_s, log=log,
+                              source={"repo": r.repo, "commit": r.commit or f"{r.project}-{r.fix.version}", "project": r.project, "license": r.license})
+        finally:
+            os.environ.pop("GATEBENCH_HOME", None)
+    data = r.model_dump(mode="json", exclude_none=True)
+    data.update(requirements=res.env["requirements"], fail_to_pass=res.fail_to_pass, pass_to_pass=res.pass_to_pass,
+                excluded=res.excluded, visible=res.visible,
+                injections=[{k: v for k, v in i.items() if k in ("name", "kind", "description", "mutant", "delete",
+                                                                  "fails", "blocked_by")} for i in res.recipe_injections],
+                cost={"seconds": res.seconds, "env_seconds": res.env["seconds"] if res.env["built"] else 0.0,
+                      "disk_bytes": res.disk_bytes})
+    out = Recipe.model_validate(data)
+    path.write_text(yaml.safe_dump(out.model_dump(mode="json", exclude_none=True), sort_keys=False, width=110,
+                                   allow_unicode=True))
+    warnings = list(res.warnings) + [f"prompt gap: {g}" for g in res.prompt_gaps]
+    return out, warnings

@@ -1,0 +1,75 @@
+"""`suites/real/<ID>.yaml`: a task of the real suite as a recipe (`gatebench schema recipe`).
+
+Only what is ours is committed: where the project and its fix are (provenance), which PyPI sdists hold the
+base and the fix (pinned by hash), which files make up the fix and its hidden tests, a prompt written here,
+and what an earlier import measured. `gatebench task materialize` lays the task from the sdists.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from gatebench.models.config import Strict
+from gatebench.models.task import GateName, InjectKind
+
+
+class Sdist(Strict):
+    version: str = Field(min_length=1)
+    file: str = Field(pattern=r"^[A-Za-z0-9_.+-]+\.(tar\.gz|zip|tar\.bz2)$", description="the file PyPI serves")
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="a download that hashes otherwise is refused")
+
+
+class Mutation(Strict):
+    file: str
+    op: str = Field(description="revert | drop | negate | compare | constant | names | returns | args | boolop | "
+                    "arith | omit (gatebench/bench/mutants.py)")
+    hunk: int = 0
+    edits: list[tuple[int, int, str]] = Field(default_factory=list, description="(start, end, new text) in "
+                                              "characters of the reference file: an operator, a number, a name")
+
+
+class RecipeInjection(Strict):
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    kind: InjectKind
+    description: str = Field(min_length=10)
+    mutant: Mutation | None = None
+    delete: list[str] = Field(default_factory=list)
+    fails: list[str] = Field(min_length=1)
+    blocked_by: list[GateName] = Field(default_factory=list)
+
+
+class ImportCost(Strict):
+    seconds: float = Field(ge=0, description="the import without the environment build")
+    env_seconds: float = Field(ge=0, description="building the environment (shared part and task layer)")
+    disk_bytes: int = Field(ge=0, description="the task's files plus what its environment added to the cache")
+
+
+class Recipe(Strict):
+    id: str = Field(pattern=r"^R[0-9]+$")
+    project: str = Field(description="the PyPI name")
+    license: str = Field(description="an OSI licence the project's sdist states (MIT, BSD, Apache-2.0, PSF, ISC)")
+    repo: str = Field(pattern=r"^https://", description="the project's public source repository")
+    commit: str | None = Field(None, pattern=r"^[0-9a-f]{7,40}$", description="the fix commit there (provenance)")
+    provenance: str | None = Field(None, description="where the commit is not known: what is (the releases on PyPI)")
+    base: Sdist
+    fix: Sdist
+    files: list[str] = Field(min_length=1, description="the fix: these files as in the fix sdist are the reference")
+    tests: list[str] = Field(min_length=1, description="test files as in the fix sdist: the hidden tests")
+    test_globs: list[str] | None = Field(None, description="the project's test files (protected), if not the default")
+    prompt: str = Field(min_length=40, description="written here, in our own words")
+    python: str = Field(pattern=r"^3\.[0-9]+$")
+    requirements: list[str] = Field(default_factory=list, description="the environment, pinned")
+    fail_to_pass: list[str] = Field(default_factory=list)
+    pass_to_pass: list[str] = Field(default_factory=list)
+    excluded: list[str] = Field(default_factory=list)
+    visible: str = ""
+    injections: list[RecipeInjection] = Field(default_factory=list)
+    cost: ImportCost | None = None
+
+
+class SuiteSamples(Strict):
+    """`suites/real/suite.yaml`: which real tasks the bench and CI run when they do not run them all."""
+
+    bench: list[str] = Field(description="scripts/bench's sample, beside the quick suite")
+    ci: list[str] = Field(description="the selftest sample scripts/test runs")
+    why: str = Field(min_length=10, description="how the samples were chosen and what they cost")
