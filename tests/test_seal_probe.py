@@ -203,3 +203,25 @@ def test_the_npm_shim_answers_root_at_once_and_passes_the_rest_on(tmp_path):
     assert subprocess.run([npm, "root"], capture_output=True, text=True).stdout == "real npm root\n"
     assert "PATH" not in seal.worker_env(tmp_path / "cell2", False, path=str(bin_dir))  # unsealed: no shim
     assert "PATH" not in seal.worker_env(tmp_path / "cell3", True, path=str(tmp_path / "nowhere"))  # no npm
+
+
+def test_the_seal_check_knows_the_guard_by_its_bytes_not_its_path(tmp_path):
+    """A cell prepared by another copy of gatebench names that copy's guard: the same bytes are the same guard;
+    other bytes (an older or edited guard) or a missing file are not."""
+    import shutil
+
+    from gatebench.bench.prep import prep
+
+    cell = tmp_path / "c"
+    prep("T1", "none", cell)
+    settings = cell / "repo" / ".claude" / "settings.json"
+    text = settings.read_text()
+    other = tmp_path / "other-copy" / "gatebench" / "bench" / "seal_guard.py"
+    other.parent.mkdir(parents=True)
+    shutil.copy(seal.GUARD_SCRIPT, other)
+    settings.write_text(text.replace(seal.GUARD_SCRIPT, str(other)))
+    assert seal.cell_problem(cell) is None
+    other.write_text(other.read_text() + "\n# edited\n")
+    assert "not this gatebench's" in seal.cell_problem(cell)
+    other.unlink()
+    assert "not this gatebench's" in seal.cell_problem(cell)

@@ -43,7 +43,7 @@ from gatebench.bench.workers.launch import attempt_marker, cell_processes, reap
 from gatebench.errors import UsageError
 from gatebench.hook.util import write_atomic
 from gatebench.installer.configs import load_config
-from gatebench.paths import configs_dir, project_root
+from gatebench.paths import PACKAGE_DIR, configs_dir, package_parent, project_root
 
 OWNER_WAIT_S = 30.0  # how long a new owner waits for a dead owner's processes before it refuses
 
@@ -323,8 +323,8 @@ class Matrix:
         """Run `target(*args)` in a child forked from a preloaded server: a fresh `gatebench run` process
         would spend a third of a second per cell importing what the server has imported once. Agent code
         (tests, the oracle) only ever runs under such a child, never in the matrix process."""
-        proc = _forkserver().Process(target=target, args=(*args, str(self.owner.alive_path)), name=name,
-                                     daemon=False)
+        proc = _forkserver().Process(target=target, args=(*args, str(PACKAGE_DIR), str(self.owner.alive_path)),
+                                     name=name, daemon=False)
         proc.start()
         with self.procs_lock:
             self.procs[proc.pid] = proc
@@ -437,9 +437,14 @@ class Matrix:
     def run(self) -> dict:
         self.owner.acquire()  # before the ledger is read: a dead owner's last cells may still be recording
         try:
+            self.start_children()
             return self._run()
         finally:
             self.owner.release()
+
+    def start_children(self) -> None:
+        """Start the fork server the cells' children come from, here in the calling thread (see _forkserver)."""
+        _forkserver()
 
     def _run(self) -> dict:
         spec = self.spec
@@ -512,7 +517,13 @@ _FORKSERVER_LOCK = threading.Lock()
 
 
 def _forkserver():
-    """A multiprocessing context whose server has gatebench's worker and finalize modules loaded.
+    """A multiprocessing context whose server has this gatebench's worker and finalize modules loaded.
+
+    The server is `python -c ...`, so its sys.path starts with its cwd (Python 3.11's forkserver ignores the
+    parent's sys.path), and the preload imports `gatebench` from there: from a bench home that is another copy
+    of the repository, that would be the other copy's package. So the server is started from the folder that
+    holds this package (the matrix calls this from its main thread, before any cell thread runs, since the
+    working directory is the process's); cell children check the package they run (`_same_package`).
 
     When this process dies, even by kill -9, the server sees its pipe close and exits; the cell children
     it forked then see their parent change, which their launcher treats as "stop everything now".
@@ -520,11 +531,28 @@ def _forkserver():
     global _FORKSERVER
     with _FORKSERVER_LOCK:
         if _FORKSERVER is None:
+            import multiprocessing.forkserver
+
             ctx = multiprocessing.get_context("forkserver")
             ctx.set_forkserver_preload(["gatebench.bench.matrix", "gatebench.bench.workers.sim", "gatebench.bench.workers.claude",
                                         "gatebench.bench.finalize"])
+            cwd = os.getcwd()
+            os.chdir(package_parent())
+            try:
+                multiprocessing.forkserver.ensure_running()
+            finally:
+                os.chdir(cwd)
             _FORKSERVER = ctx
         return _FORKSERVER
+
+
+def _same_package(expected: str) -> None:
+    """Refuse to run a cell under another gatebench than the matrix's (exit 2: the record names both)."""
+    here = str(PACKAGE_DIR)
+    if here != expected:
+        print(f"gatebench: error: this cell process runs the gatebench package in {here}, not the matrix's "
+              f"{expected}", flush=True)
+        sys.exit(2)
 
 
 def _term(*_: object) -> None:
@@ -568,9 +596,10 @@ def _child_setup(cell_dir: str, alive_path: str, log_mode: int) -> None:
     os.close(fd)
 
 
-def cell_child(cell_dir: str, worker: str, opts: dict, prep_s: float, alive_path: str) -> None:
+def cell_child(cell_dir: str, worker: str, opts: dict, prep_s: float, package: str, alive_path: str) -> None:
     """The body of one cell's child process: run the worker, then finalize. Output goes to <cell>/run.log."""
     _child_setup(cell_dir, alive_path, os.O_TRUNC)
+    _same_package(package)
     from gatebench.bench.finalize import finalize
     from gatebench.bench.workers import WorkerOptions, run_worker
 
@@ -587,11 +616,12 @@ def cell_child(cell_dir: str, worker: str, opts: dict, prep_s: float, alive_path
         sys.exit(2)
 
 
-def finalize_child(cell_dir: str, attempt: int, prep_s: float, alive_path: str) -> None:
+def finalize_child(cell_dir: str, attempt: int, prep_s: float, package: str, alive_path: str) -> None:
     """Score a cell whose run child died before finalize; the record names what the child said last."""
     log = Path(cell_dir) / "run.log"
     tail = log.read_text(errors="replace")[-800:].strip() if log.exists() else ""
     _child_setup(cell_dir, alive_path, os.O_APPEND)
+    _same_package(package)
     from gatebench.bench.finalize import finalize
 
     try:

@@ -26,7 +26,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-GUARD_SCRIPT = str(Path(__file__).resolve().parent / "seal_guard.py")
+GUARD_NAME = "seal_guard.py"
+GUARD_SCRIPT = str(Path(__file__).resolve().parent / GUARD_NAME)
 POLICY_FILE = "seal.json"  # in the cell's state dir
 PRIVATE = ("tasks", "hidden", "reference", "inject", "configs", "runs")
 FILE_TOOLS = "Read|Write|Edit|MultiEdit|NotebookEdit|NotebookRead|Grep|Glob|LS"
@@ -146,7 +147,7 @@ def seal_settings(current: dict, sp: SealPaths, guard_python: str) -> dict:
     hooks = dict(out.get("hooks") or {})
     entry = {"type": "command", "command": guard_command(guard_python, sp.state / POLICY_FILE),
              "timeout": GUARD_TIMEOUT_S}
-    groups = [g for g in hooks.get("PreToolUse", []) if GUARD_SCRIPT not in json.dumps(g)]
+    groups = [g for g in hooks.get("PreToolUse", []) if not guard_scripts([g])]
     hooks["PreToolUse"] = [*groups, {"matcher": FILE_TOOLS, "hooks": [entry]}]
     out["hooks"] = hooks
     return out
@@ -157,19 +158,48 @@ def write_policy(sp: SealPaths, state_now: Path) -> None:
     (state_now / POLICY_FILE).write_text(json.dumps(policy(sp), indent=1) + "\n")
 
 
+def guard_scripts(groups: list) -> list[str]:
+    """The guard scripts named by PreToolUse hook groups (the argument of a command that ends in seal_guard.py)."""
+    out = []
+    for g in groups:
+        for h in (g.get("hooks") or []) if isinstance(g, dict) else []:
+            command = h.get("command") if isinstance(h, dict) else None
+            try:
+                words = shlex.split(command) if isinstance(command, str) else []
+            except ValueError:
+                continue
+            out += [w for w in words if os.path.basename(w) == GUARD_NAME]
+    return out
+
+
+def file_digest(path: str) -> str | None:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
 def cell_problem(cell: Path) -> str | None:
-    """None if prep wrote the seal into this cell, else what is missing (a cell from before the seal, or edited)."""
+    """None if prep wrote the seal into this cell, else what is missing (a cell from before the seal, or edited).
+
+    The guard is known by what it is, not where: a script whose bytes are this gatebench's guard. Another copy
+    of the same gatebench (a bench home that is a second checkout) prepares cells this one may run.
+    """
     try:
         settings = json.loads((Path(cell) / "repo" / ".claude" / "settings.json").read_text())
         box = settings.get("sandbox") or {}
-        guard = any(GUARD_SCRIPT in json.dumps(g) for g in (settings.get("hooks") or {}).get("PreToolUse", []))
+        scripts = guard_scripts((settings.get("hooks") or {}).get("PreToolUse", []))
     except (OSError, ValueError, AttributeError) as e:
         return f"its settings cannot be read ({e})"
     if not (box.get("enabled") is True and box.get("allowUnsandboxedCommands") is False
             and box.get("failIfUnavailable") is True and (box.get("filesystem") or {}).get("denyRead")):
         return "its .claude/settings.json has no sandbox settings"
-    if not guard or not (Path(cell) / "state" / POLICY_FILE).is_file():
+    if not scripts or not (Path(cell) / "state" / POLICY_FILE).is_file():
         return "its file-tool guard is missing"
+    ours = file_digest(GUARD_SCRIPT)
+    if not any(file_digest(p) == ours for p in scripts):
+        return (f"its file-tool guard ({', '.join(scripts)}) is not this gatebench's {GUARD_SCRIPT} (its bytes differ, "
+                "or it is gone)")
     return None
 
 
