@@ -66,18 +66,24 @@ def work_settings(current: dict, python: str, state: Path, timeout_s: int, deny:
     return out
 
 
-def seal_paths(cell: CellPaths, python: str) -> seal.SealPaths:
+def seal_paths(cell: CellPaths, python: str, tf: TaskFiles | None = None) -> seal.SealPaths:
     """The seal's paths for a cell at its final place, links resolved (the sandbox binds real paths).
 
-    A matrix cell (`<runs>/<run-id>/cells/<config>/<task>/r<rep>`) also hides its run folder (the ledger names
-    hidden tests, the other cells hold other agents' work) and the runs folder: --runs-dir may lie outside
-    the bench home.
+    `python` is the interpreter the task's tests run with (a task environment's, or the bench's): the agent
+    gets it back wherever it lives. A matrix cell (`<runs>/<run-id>/cells/<config>/<task>/r<rep>`) also hides
+    its run folder (the ledger names hidden tests, the other cells hold other agents' work) and the runs folder:
+    --runs-dir may lie outside the bench home. An imported task hides the repository it came from: its
+    history holds the fix.
     """
     root = cell.root.parent.resolve() / cell.root.name
     up = root.parents
-    runs = (up[3], up[4]) if len(up) > 4 and up[2].name == "cells" else ()
+    private = [up[3], up[4]] if len(up) > 4 and up[2].name == "cells" else []
+    source = tf.task.source if tf is not None else None
+    if source is not None:
+        repo = Path(source.repo).resolve()
+        private += [repo, *seal.git_dirs(repo)]
     return seal.SealPaths(bench=project_root(), cell=root, repo=root / "repo", state=root / "state",
-                          home=root / "home", python=python, also_private=runs)
+                          home=root / "home", python=python, also_private=tuple(private))
 
 
 def git_baseline(repo: Path) -> str:
@@ -106,7 +112,7 @@ def _build(tmp: CellPaths, final: CellPaths, tf: TaskFiles, cfg_name: str, cfg, 
     current = read_settings(sfile)
     timeout = int(cfg.budget.hook_seconds + SETTINGS_TIMEOUT_MARGIN_S)
     deny = deny_rules([tf.hidden, tf.reference, tf.inject, final.state])
-    sp = seal_paths(final, python)
+    sp = seal_paths(final, resolved.python, tf)
     settings = seal.seal_settings(work_settings(current, python, final.state, timeout, deny), sp, python)
     if tf.task.env is not None:  # the agent's own `python` is the task environment's
         env_dir = Path(resolved.python).parent.parent
@@ -144,6 +150,7 @@ def prep(task_id: str, config: str, out: Path, *, rep: int = 0, run_id: str | No
         # Debris of a prep or replace that was killed half-way (kill -9 of the matrix): nobody else owns it.
         for stale in [*out.parent.glob(f".{out.name}.prep-*"), *out.parent.glob(f".{out.name}.old-*")]:
             shutil.rmtree(stale, ignore_errors=True)
+        seal.drop_worker_tmp(out)  # a short TMPDIR of a run that was killed (seal.worker_tmp)
     tmp = CellPaths(out.parent / f".{out.name}.prep-{os.getpid()}-{uuid.uuid4().hex[:6]}")
     tmp.root.mkdir()
     try:
