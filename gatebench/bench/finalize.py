@@ -12,6 +12,10 @@ Status (first rule that applies):
   timeout      the wall cap ended the run
   cap          the CLI's turn or dollar cap ended the run
   ok           the agent stopped and every stop was judged by the hook
+
+A cell always gets its result.json once it has a cell.json: when scoring itself fails (a git that cannot
+run, a task gone from the bench home, a bug), the record is an infra_error whose `error` names the cause
+("finalize failed: ...").
 """
 
 from __future__ import annotations
@@ -259,13 +263,43 @@ def reusable_oracle(cell: CellPaths, resolved: dict, events: list[dict], session
     return {**oracle, "seconds": 0.0, "reused_from_stop": last.get("attempt")}  # type: ignore[union-attr]
 
 
+FINALIZE_FAILED = "finalize failed: "
+
+
+def bare_record(*, run_id: str | None, cell_id: str, config: str, task: str, rep: int, worker: str, attempt_no: int,
+                error: str, meta: CellMeta | None = None, model: str | None = None) -> ResultRecord:
+    """A valid infra_error record for a cell that could not be scored (or never got as far as a worker)."""
+    return ResultRecord.model_validate(escaped({
+        "run_id": run_id or "adhoc", "cell_id": cell_id, "config": config, "task": task, "rep": rep,
+        "worker": worker, "attempt_no": attempt_no, "status": "infra_error", "error": error[:2000], "solved": False,
+        "sealed": bool(meta and meta.sealed), "seed": meta.seed if meta else None,
+        "versions": versions(cli_version=None, model=model, task_hash=meta.task_hash if meta else None,
+                             config_hash=meta.config_hash if meta else None)}))
+
+
 def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None = None,
              reuse_oracle: bool = True) -> ResultRecord:
-    """Score the cell and write C/result.json. Raises UsageError if `cell` is not a prepared cell."""
+    """Score the cell and write C/result.json. Raises UsageError if `cell` is not a prepared cell; any failure
+    after that still writes a record: an infra_error naming the cause (FINALIZE_FAILED)."""
     t0 = time.monotonic()
     if not cell.meta.is_file():
         raise UsageError(f"{cell.root}: not a prepared cell (no cell.json)")
     meta = load_model(cell.meta, CellMeta)
+    try:
+        return _finalize(cell, meta, t0, attempt_no, extra_timing, reuse_oracle)
+    except Exception as e:
+        worker = _read_json(cell.worker) or {}
+        rec = bare_record(run_id=meta.run_id, cell_id=f"{meta.config}/{meta.task}/{meta.rep}", config=meta.config,
+                          task=meta.task, rep=meta.rep, worker=str(worker.get("worker") or "unknown"),
+                          attempt_no=attempt_no, meta=meta, model=worker.get("model"),
+                          error=f"{FINALIZE_FAILED}{type(e).__name__}: {e}")
+        rec.timing = {**(extra_timing or {}), "finalize_s": round(time.monotonic() - t0, 3)}
+        write_atomic(cell.result, rec.model_dump_json(indent=1) + "\n")
+        return rec
+
+
+def _finalize(cell: CellPaths, meta: CellMeta, t0: float, attempt_no: int, extra_timing: dict | None,
+              reuse_oracle: bool) -> ResultRecord:
     state_doc = _read_json(cell.state / "config.json") or {}
     tf, resolved, problems, findings = trusted_config(cell, meta, state_doc)
     worker = _read_json(cell.worker)

@@ -388,14 +388,11 @@ class Matrix:
 
     def _bare_record(self, cell: Cell, attempt: int, error: str) -> dict:
         """A valid infra_error record for a cell that never got as far as a worker."""
-        from gatebench.bench.versions import versions
-        from gatebench.models.result import ResultRecord
+        from gatebench.bench.finalize import bare_record
 
-        rec = ResultRecord(run_id=self.spec.run_id, cell_id=cell.id, config=cell.config, task=cell.task, rep=cell.rep,
-                           worker=self.spec.worker, attempt_no=attempt, status="infra_error", error=error[:2000],
-                           solved=False, versions=versions(cli_version=None, model=self.spec.opts.model,  # type: ignore[arg-type]
-                                                           task_hash=None, config_hash=None))
-        return rec.model_dump(mode="json")
+        return bare_record(run_id=self.spec.run_id, cell_id=cell.id, config=cell.config, task=cell.task, rep=cell.rep,
+                           worker=self.spec.worker, attempt_no=attempt, error=error,
+                           model=self.spec.opts.model).model_dump(mode="json")
 
     def run_cell(self, cell: Cell, prior_attempts: int) -> None:
         spec = self.spec

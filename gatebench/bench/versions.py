@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import platform
 import subprocess
 from pathlib import Path
@@ -14,8 +15,11 @@ from gatebench.paths import project_root
 @functools.lru_cache(maxsize=4)
 def git_state(root: Path) -> tuple[str | None, bool | None]:
     """(HEAD commit, dirty) of the gatebench checkout; (None, None) outside a git checkout."""
+    # The checkout's .git is the user's: GIT_OPTIONAL_LOCKS=0 keeps `git status` from refreshing (writing) its index.
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
+
     def git(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=30)
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=30, env=env)
 
     try:
         head = git("rev-parse", "HEAD")
