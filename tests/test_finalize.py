@@ -206,12 +206,13 @@ def test_final_oracle_reuses_the_last_stop_only_when_the_tree_is_what_that_stop_
 # ---------------------------------------------------------------- finalize always leaves a record
 
 
-def test_a_cell_finalize_cannot_score_still_gets_a_record_naming_why(tmp_path: Path):
+def test_a_cell_finalize_cannot_score_still_gets_a_record_naming_why(tmp_path: Path, monkeypatch):
     """A private git dir that git can no longer read: finalize writes an infra_error record that says so, and
     the CLI exits 1 (the verb ran, its check failed), never leaving the cell without result.json."""
     import subprocess
     import sys
 
+    monkeypatch.setattr("gatebench.bench.prep.WALKER_MAX_FILES", 0)  # the git path's baseline, as for a big repo
     cell = tmp_path / "c"
     prep("T1", "none", cell)
     (cell / "state" / "git" / "index").write_bytes(b"not an index")
@@ -241,6 +242,7 @@ def test_a_stop_cut_by_its_deadline_inside_git_leaves_a_cell_finalize_scores(tmp
     for d in ("tasks", "hidden", "reference", "inject"):
         shutil.copytree(ROOT / d / "T1", home / d / "T1")
     monkeypatch.setenv("GATEBENCH_HOME", str(home))
+    monkeypatch.setattr("gatebench.bench.prep.WALKER_MAX_FILES", 0)  # the git path's baseline, as for a big repo
     cell = tmp_path / "c"
     prep("T1", "tight", cell)
     for i in range(4000):

@@ -8,11 +8,12 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 from cli_harness import require_claude
-from conftest import ROOT
+from conftest import ROOT, elsewhere
 
 SKIP = shutil.ignore_patterns("__pycache__", "*.pyc")
 
@@ -52,3 +53,49 @@ def test_a_bench_home_that_is_a_second_copy_of_the_repository_runs_a_sealed_matr
     assert r.returncode == 0, (r.stderr[-3000:], [(x["cell_id"], x["status"], x.get("error")) for x in recs])
     assert len(recs) == 2 and {x["status"] for x in recs} == {"ok"} and all(x["sealed"] for x in recs), recs
     assert not mark.exists(), f"a cell process imported the bench home's copy: {mark.read_text()}"
+
+
+def clone_bases() -> dict[str, Path]:
+    """Where CI may put the clone: under the temp dir, and somewhere that is neither it nor HOME."""
+    other = elsewhere()
+    return {"tmp": Path(tempfile.gettempdir()), **({"elsewhere": other} if other else {})}
+
+
+# A small part of the suite that touches what a location changes: paths from the checkout (tasks, configs, the
+# bench home), its venv inside a bench home the seal hides, a sealed agent running the tests with that venv's
+# Python through the real CLI, a sim matrix's fork server.
+REPRESENTATIVE = ["tests/test_prep.py", "tests/test_seal_hostile.py::test_an_honest_agent_still_solves_in_a_sealed_cell",
+                  "tests/test_matrix.py::test_at_the_cost_ceiling_no_new_cell_starts"]
+
+
+@pytest.mark.cli
+@pytest.mark.slow
+@pytest.mark.parametrize("where", sorted(clone_bases()))
+def test_the_suite_passes_from_a_clone_wherever_ci_puts_it(where, tmp_path):
+    """A fresh clone of this checkout (its last commit) in another folder, with its own venv (this one's packages
+    through a .pth, its own gatebench first on the path) and the CLI linked in as scripts/setup would install it:
+    a representative part of the suite passes there as it does here."""
+    require_claude()
+    base = clone_bases()[where]
+    clone = Path(tempfile.mkdtemp(prefix="gatebench-clone-", dir=base)).resolve()
+    try:
+        subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{ROOT}", str(clone / "src")], check=True,
+                       capture_output=True)
+        src = clone / "src"
+        (src / ".tools").symlink_to((ROOT / ".tools").resolve())
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(src / ".venv")], check=True)
+        site = next((src / ".venv" / "lib").glob("python*/site-packages"))
+        import pydantic
+
+        (site / "this_checkouts_packages.pth").write_text(str(Path(pydantic.__file__).resolve().parent.parent) + "\n")
+        env = {k: v for k, v in os.environ.items() if k not in ("GATEBENCH_HOME", "GATEBENCH_ENV_CACHE")}
+        env["PYTHONPATH"] = str(src)  # the clone's gatebench, in every process the tests start, whatever its cwd
+        r = subprocess.run([str(src / ".venv" / "bin" / "python"), "-m", "pytest", "-q", "-x", "-p", "no:randomly",
+                            *REPRESENTATIVE], cwd=src, env=env, capture_output=True, text=True, timeout=900)
+        assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
+        assert " passed" in r.stdout and "skipped" not in r.stdout.splitlines()[-1], r.stdout[-1000:]
+        assert "gatebench-clone-" in subprocess.run(
+            [str(src / ".venv" / "bin" / "python"), "-c", "import gatebench; print(gatebench.__file__)"],
+            cwd="/", env=env, capture_output=True, text=True).stdout
+    finally:
+        shutil.rmtree(clone, ignore_errors=True)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 from cli_harness import fake_api, require_claude
-from conftest import ROOT
+from conftest import ROOT, elsewhere
 
 from gatebench.bench.cell import CellPaths
 from gatebench.bench.seal import _tool_results
@@ -30,24 +30,6 @@ SECRET = "GATEBENCH-PLACEMENT-SECRET-41d9"
 HIDDEN_MARK = "test_exact_multiple_has_no_empty_page"  # a hidden test's name: in no file the agent may see
 ENV_MARK = "TASK-ENV-PACKAGE-7c2e"
 PY = f"{sys.version_info[0]}.{sys.version_info[1]}"
-
-
-def _outside(base: Path) -> bool:
-    b = base.resolve()
-    return not any(b == r or r in b.parents for r in (Path(tempfile.gettempdir()).resolve(), Path("/var/tmp"),
-                                                      Path.home().resolve()))
-
-
-def elsewhere() -> Path | None:
-    """A writable folder neither under the temp dir nor under HOME: the checkout's own if it is such a place (where
-    CI put it), else one of the usual system folders."""
-    if _outside(ROOT):
-        (ROOT / ".cache").mkdir(exist_ok=True)
-        return ROOT / ".cache"
-    for base in (Path("/var/lib"), Path("/opt"), Path("/srv")):
-        if base.is_dir() and os.access(base, os.W_OK) and _outside(base):
-            return base
-    return None
 
 
 BASES = {"tmp": lambda: Path(tempfile.gettempdir()), "home": Path.home, "elsewhere": elsewhere}

@@ -39,7 +39,7 @@ from gatebench.hook import harness
 from gatebench.hook.defaults import DEFAULT_IGNORE
 from gatebench.hook.globs import GlobSet
 from gatebench.hook.oracle import run_binding
-from gatebench.hook.snapshot import Diff, compare, diff, shown, walk
+from gatebench.hook.snapshot import Diff, Snap, compare, diff, shown, walk
 from gatebench.hook.state import Paths, read_events
 from gatebench.hook.util import read_jsonl, write_atomic
 from gatebench.installer.configs import load_config
@@ -147,17 +147,25 @@ def never_worked(stops: list[dict]) -> tuple[str, str] | None:
     return None
 
 
-def tree_diff(repo: Path, state: Path, resolved: dict, base_repo: Path | None = None) -> tuple[Diff, list[str]]:
+def against_prep(repo: Path, state: Path, resolved: dict) -> Snap | None:
+    """The work copy against prep's baseline (whichever format prep took it in: walker or git), or None when
+    that baseline cannot be read. Taken once: the oracle-reuse check and the tree diff both read it."""
+    paths = Paths(str(state))
+    try:
+        return compare(str(repo), GlobSet(resolved.get("ignore") or DEFAULT_IGNORE), paths.baseline, paths.blobs)
+    except (OSError, ValueError):
+        return None
+
+
+def tree_diff(repo: Path, state: Path, resolved: dict, base_repo: Path | None = None,
+              prep_diff: Snap | None = None) -> tuple[Diff, list[str]]:
     """(the work copy's diff against its baseline, special files the walk skipped). With `base_repo` (the
     task's repo in the bench home) every path of the task is judged against it; the state's baseline (in
     whichever format prep took it: walker or git, snapshot.compare) only judges what prep added there
-    (the hook settings)."""
+    (the hook settings). `prep_diff`: against_prep's answer, when the caller has it."""
     ignore = GlobSet(resolved.get("ignore") or DEFAULT_IGNORE)
-    paths = Paths(str(state))
-    try:
-        prep_diff = compare(str(repo), ignore, paths.baseline, paths.blobs)
-    except (OSError, ValueError):
-        prep_diff = None
+    if prep_diff is None:
+        prep_diff = against_prep(repo, state, resolved)
     # A walker comparison has walked the tree already; a git one has git ids and lists no special files.
     if prep_diff is not None and prep_diff.via == "walk":
         manifest, special = prep_diff.now, prep_diff.special
@@ -239,7 +247,8 @@ def _read_json(path: Path) -> dict | None:
         return None
 
 
-def reusable_oracle(cell: CellPaths, resolved: dict, events: list[dict], session_id: str | None) -> dict | None:
+def reusable_oracle(cell: CellPaths, resolved: dict, events: list[dict], session_id: str | None,
+                    now: Snap | None) -> dict | None:
     """The last stop's oracle result, if the work copy is byte for byte what that stop judged; else None.
 
     Callers reuse it only for a sealed cell: elsewhere the agent could have appended a forged event.
@@ -256,9 +265,7 @@ def reusable_oracle(cell: CellPaths, resolved: dict, events: list[dict], session
     judged = ((last or {}).get("snapshot") or {}).get("tree")
     if not oracle or oracle.get("error") or not isinstance(oracle.get("passed"), int) or not judged:
         return None
-    paths = Paths(str(cell.state))
-    now = compare(str(cell.repo), GlobSet(resolved.get("ignore") or DEFAULT_IGNORE), paths.baseline, paths.blobs)
-    if now.errors or now.tree_hash() != judged:
+    if now is None or now.errors or now.tree_hash() != judged:
         return None
     return {**oracle, "seconds": 0.0, "reused_from_stop": last.get("attempt")}  # type: ignore[union-attr]
 
@@ -316,11 +323,12 @@ def _finalize(cell: CellPaths, meta: CellMeta, t0: float, attempt_no: int, extra
     status, error = status_of(worker, sm, stops, stderr_tail, tm)
 
     oracle = None
+    prep_diff = against_prep(cell.repo, cell.state, resolved)
     if status != "infra_error" and not problems:
         # An infra error is never scored: its oracle would only cost time (a matrix killed with -9 waits
         # on every cell child still finalizing).
         if reuse_oracle and cell_sealed(meta):
-            oracle = reusable_oracle(cell, resolved, events_all, sid)
+            oracle = reusable_oracle(cell, resolved, events_all, sid, prep_diff)
         if oracle is None:
             binding = oracle_binding(tf).model_dump()
             oracle = run_binding(str(cell.repo), binding, resolved.get("python") or sys.executable,
@@ -330,7 +338,7 @@ def _finalize(cell: CellPaths, meta: CellMeta, t0: float, attempt_no: int, extra
     if problems and status != "infra_error":
         status, error = "infra_error", "; ".join(problems)
     oracle_s = oracle["seconds"] if oracle else 0.0
-    d, special = tree_diff(cell.repo, cell.state, resolved, tf.repo)
+    d, special = tree_diff(cell.repo, cell.state, resolved, tf.repo, prep_diff)
     protected = GlobSet(resolved.get("protected") or [])
     changed = [shown(p) for p in d.paths if protected.match(p)] + env_tampered(resolved.get("python"))
     private = [Path(meta.hidden_dir), Path(meta.reference_dir), Path(meta.inject_dir), cell.state]

@@ -316,6 +316,7 @@ class Matrix:
         self.progress: Progress | None = None
         self.not_started: list[str] = []
         self.owner = RunOwner(spec.run_dir, out)
+        self.code: tuple = (str(PACKAGE_DIR), None)  # start_children sets it
 
     # ---------------------------------------------------------------- one cell
 
@@ -323,7 +324,7 @@ class Matrix:
         """Run `target(*args)` in a child forked from a preloaded server: a fresh `gatebench run` process
         would spend a third of a second per cell importing what the server has imported once. Agent code
         (tests, the oracle) only ever runs under such a child, never in the matrix process."""
-        proc = _forkserver().Process(target=target, args=(*args, str(PACKAGE_DIR), str(self.owner.alive_path)),
+        proc = _forkserver().Process(target=target, args=(*args, self.code, str(self.owner.alive_path)),
                                      name=name, daemon=False)
         proc.start()
         with self.procs_lock:
@@ -440,7 +441,11 @@ class Matrix:
             self.owner.release()
 
     def start_children(self) -> None:
-        """Start the fork server the cells' children come from, here in the calling thread (see _forkserver)."""
+        """Start the fork server the cells' children come from, here in the calling thread (see _forkserver), and
+        note the code they run: this package, and the checkout's git state now (what every record says)."""
+        from gatebench.bench.versions import git_state
+
+        self.code = (str(PACKAGE_DIR), git_state(project_root()))
         _forkserver()
 
     def _run(self) -> dict:
@@ -543,13 +548,19 @@ def _forkserver():
         return _FORKSERVER
 
 
-def _same_package(expected: str) -> None:
-    """Refuse to run a cell under another gatebench than the matrix's (exit 2: the record names both)."""
+def _same_code(code: tuple) -> None:
+    """Refuse to run a cell under another gatebench than the matrix's (exit 2: the record names both); record
+    the checkout's git state as the matrix saw it."""
+    package, state = code
     here = str(PACKAGE_DIR)
-    if here != expected:
+    if here != package:
         print(f"gatebench: error: this cell process runs the gatebench package in {here}, not the matrix's "
-              f"{expected}", flush=True)
+              f"{package}", flush=True)
         sys.exit(2)
+    if state is not None:
+        from gatebench.bench.versions import pin_git_state
+
+        pin_git_state(project_root(), (state[0], state[1]))
 
 
 def _term(*_: object) -> None:
@@ -593,10 +604,10 @@ def _child_setup(cell_dir: str, alive_path: str, log_mode: int) -> None:
     os.close(fd)
 
 
-def cell_child(cell_dir: str, worker: str, opts: dict, prep_s: float, package: str, alive_path: str) -> None:
+def cell_child(cell_dir: str, worker: str, opts: dict, prep_s: float, code: tuple, alive_path: str) -> None:
     """The body of one cell's child process: run the worker, then finalize. Output goes to <cell>/run.log."""
     _child_setup(cell_dir, alive_path, os.O_TRUNC)
-    _same_package(package)
+    _same_code(code)
     from gatebench.bench.finalize import finalize
     from gatebench.bench.workers import WorkerOptions, run_worker
 
@@ -613,12 +624,12 @@ def cell_child(cell_dir: str, worker: str, opts: dict, prep_s: float, package: s
         sys.exit(2)
 
 
-def finalize_child(cell_dir: str, attempt: int, prep_s: float, package: str, alive_path: str) -> None:
+def finalize_child(cell_dir: str, attempt: int, prep_s: float, code: tuple, alive_path: str) -> None:
     """Score a cell whose run child died before finalize; the record names what the child said last."""
     log = Path(cell_dir) / "run.log"
     tail = log.read_text(errors="replace")[-800:].strip() if log.exists() else ""
     _child_setup(cell_dir, alive_path, os.O_APPEND)
-    _same_package(package)
+    _same_code(code)
     from gatebench.bench.finalize import finalize
 
     try:

@@ -126,7 +126,15 @@ _PATHS_CODE = ("import json, os, sys; print(json.dumps([sys.prefix, sys.exec_pre
 def interpreter_paths(python: str) -> list[str]:
     """What running `python` reads: its prefixes (the venv, the base Python: binary, libpython, stdlib), the
     folder of its real binary and its import path, as that interpreter reports them (`-I`: no user site, no
-    PYTHONPATH, no cwd). Asked once per interpreter and process (a matrix preps every cell with the same one)."""
+    PYTHONPATH, no cwd). Asked once per interpreter and process (a matrix preps every cell with the same one);
+    this very interpreter answers for itself, without its own path (which holds the cwd and whatever its
+    caller added): its site-packages instead."""
+    if os.path.realpath(python) == os.path.realpath(sys.executable) and python_env(python) == python_env(
+            sys.executable):
+        import site
+
+        return list(dict.fromkeys([sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix,
+                                   os.path.dirname(os.path.realpath(sys.executable)), *site.getsitepackages()]))
     try:
         st = os.stat(python)
         stamp = f"{st.st_ino}:{st.st_mtime_ns}"
