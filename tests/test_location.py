@@ -63,39 +63,87 @@ def clone_bases() -> dict[str, Path]:
 
 # A small part of the suite that touches what a location changes: paths from the checkout (tasks, configs, the
 # bench home), its venv inside a bench home the seal hides, a sealed agent running the tests with that venv's
-# Python through the real CLI, a sim matrix's fork server.
+# Python through the real CLI (the oracle too), a task environment in the checkout's cache.
 REPRESENTATIVE = ["tests/test_prep.py", "tests/test_seal_hostile.py::test_an_honest_agent_still_solves_in_a_sealed_cell",
-                  "tests/test_matrix.py::test_at_the_cost_ceiling_no_new_cell_starts"]
+                  "tests/test_task_import.py::test_the_agents_own_python_in_a_prepared_cell_is_the_task_environment"]
+
+
+def venv_with(dest: Path, wanted: list[str]) -> None:
+    """A venv at `dest` holding the distributions `wanted` and what they require, copied file by file from this
+    one's site-packages (what pip would install from the same wheels; no network, a second or so)."""
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(dest)], check=True)
+    site = next((dest / "lib").glob("python*/site-packages"))
+    todo, done = list(wanted), set()
+    while todo:
+        name = todo.pop()
+        dist = metadata.distribution(name)
+        key = dist.metadata["Name"].lower()
+        if key in done:
+            continue
+        done.add(key)
+        for f in dist.files or []:
+            path = Path(str(dist.locate_file(f)))
+            if path.is_file() and not str(f).startswith(".."):
+                (site / f).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(path, site / f)
+        for line in dist.requires or []:
+            req = Requirement(line)
+            if req.marker is None or req.marker.evaluate({"extra": ""}):
+                todo.append(req.name)
+
+
+def cached_envs(dest: Path) -> None:
+    """The task environments this checkout's cache holds, as the clone's cache would after a first build: copied
+    in, their fingerprints taken where they now are (a venv runs from a copy: `python -m` needs no script)."""
+    from gatebench.bench.taskenv import fingerprint, intact
+
+    src = ROOT / ".cache" / "envs"
+    for d in sorted(src.iterdir()) if src.is_dir() else []:
+        if d.is_dir() and intact(d):
+            shutil.copytree(d, dest / d.name, symlinks=True)
+            ready = json.loads((dest / d.name / "ready.json").read_text())
+            (dest / d.name / "ready.json").write_text(json.dumps({**ready, "fingerprint": fingerprint(dest / d.name)}))
+
+
+def run_from_a_clone(base: Path, rev: str = "HEAD") -> subprocess.CompletedProcess:
+    """Clone this checkout's `rev` under `base`, give it its own venv, task environment cache and the CLI, and
+    run REPRESENTATIVE there with its own gatebench."""
+    clone = Path(tempfile.mkdtemp(prefix="gatebench-clone-", dir=base)).resolve()
+    try:
+        src = clone / "src"
+        subprocess.run(["git", "clone", "-q", "--no-checkout", f"file://{ROOT}", str(src)], check=True,
+                       capture_output=True)
+        subprocess.run(["git", "-C", str(src), "checkout", "-q", rev], check=True, capture_output=True)
+        (src / ".tools").symlink_to((ROOT / ".tools").resolve())
+        venv_with(src / ".venv", ["pydantic", "pyyaml", "filelock", "pytest"])
+        cached_envs(src / ".cache" / "envs")
+        env = {k: v for k, v in os.environ.items() if k not in ("GATEBENCH_HOME", "GATEBENCH_ENV_CACHE")}
+        env["PYTHONPATH"] = str(src)  # the clone's gatebench, in every process the tests start, whatever its cwd
+        py = str(src / ".venv" / "bin" / "python")
+        r = subprocess.run([py, "-m", "pytest", "-q", "-x", "-p", "no:randomly", *REPRESENTATIVE], cwd=src, env=env,
+                           capture_output=True, text=True, timeout=900)
+        which = subprocess.run([py, "-c", "import gatebench; print(gatebench.__file__)"], cwd="/", env=env,
+                               capture_output=True, text=True).stdout
+        r.stdout += f"\ngatebench from {which}"
+        return r
+    finally:
+        shutil.rmtree(clone, ignore_errors=True)
 
 
 @pytest.mark.cli
 @pytest.mark.slow
 @pytest.mark.parametrize("where", sorted(clone_bases()))
-def test_the_suite_passes_from_a_clone_wherever_ci_puts_it(where, tmp_path):
-    """A fresh clone of this checkout (its last commit) in another folder, with its own venv (this one's packages
-    through a .pth, its own gatebench first on the path) and the CLI linked in as scripts/setup would install it:
-    a representative part of the suite passes there as it does here."""
+def test_the_suite_passes_from_a_clone_wherever_ci_puts_it(where):
+    """A fresh clone of this checkout (its last commit) in another folder, with its own venv inside it (the
+    packages the tests need, its own gatebench first on the path), its own task environment cache and the CLI
+    linked in as scripts/setup would install it: a representative part of the suite passes there as it does
+    here (under /tmp a task environment once vanished from the sealed agent's PATH)."""
     require_claude()
-    base = clone_bases()[where]
-    clone = Path(tempfile.mkdtemp(prefix="gatebench-clone-", dir=base)).resolve()
-    try:
-        subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{ROOT}", str(clone / "src")], check=True,
-                       capture_output=True)
-        src = clone / "src"
-        (src / ".tools").symlink_to((ROOT / ".tools").resolve())
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(src / ".venv")], check=True)
-        site = next((src / ".venv" / "lib").glob("python*/site-packages"))
-        import pydantic
-
-        (site / "this_checkouts_packages.pth").write_text(str(Path(pydantic.__file__).resolve().parent.parent) + "\n")
-        env = {k: v for k, v in os.environ.items() if k not in ("GATEBENCH_HOME", "GATEBENCH_ENV_CACHE")}
-        env["PYTHONPATH"] = str(src)  # the clone's gatebench, in every process the tests start, whatever its cwd
-        r = subprocess.run([str(src / ".venv" / "bin" / "python"), "-m", "pytest", "-q", "-x", "-p", "no:randomly",
-                            *REPRESENTATIVE], cwd=src, env=env, capture_output=True, text=True, timeout=900)
-        assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
-        assert " passed" in r.stdout and "skipped" not in r.stdout.splitlines()[-1], r.stdout[-1000:]
-        assert "gatebench-clone-" in subprocess.run(
-            [str(src / ".venv" / "bin" / "python"), "-c", "import gatebench; print(gatebench.__file__)"],
-            cwd="/", env=env, capture_output=True, text=True).stdout
-    finally:
-        shutil.rmtree(clone, ignore_errors=True)
+    r = run_from_a_clone(clone_bases()[where])
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
+    summary = next(line for line in reversed(r.stdout.splitlines()) if " passed" in line)
+    assert "skipped" not in summary and "gatebench-clone-" in r.stdout.splitlines()[-1], r.stdout[-1000:]
