@@ -5,11 +5,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+PACKAGE_DIR = Path(__file__).resolve().parent  # this gatebench package: what every child process must run
+
+
+def package_parent() -> Path:
+    """The folder that holds this package (its checkout, or site-packages): on a child's path ahead of its cwd,
+    so a cwd holding another `gatebench/` (a bench home that is a second copy of the repository) never shadows it."""
+    return PACKAGE_DIR.parent
+
 
 def project_root() -> Path:
     """GATEBENCH_HOME if set, else the checkout this package was imported from."""
     env = os.environ.get("GATEBENCH_HOME")
-    return Path(env).resolve() if env else Path(__file__).resolve().parent.parent
+    return Path(env).resolve() if env else package_parent()
 
 
 def configs_dir() -> Path:

@@ -12,6 +12,10 @@ Runs the same offline `sim` matrix twice (--jobs 1, then --jobs 3) into a tempor
 Goals: overhead under 10% of a sim cell; --jobs 3 at most 0.6x the wall of --jobs 1; sealed at most 1.2x unsealed.
 `--seal-only` runs just the seal comparison (--seal-configs x --seal-tasks x --seal-reps).
 
+`--overhead-only --vs CHECKOUT` measures the overhead alone, of this checkout and of another one (a clone of
+main, say) side by side: the same --jobs 1 matrix with each checkout's code in turn, --rounds times, order
+alternated, the same interpreter for both; it prints each one's overhead, its parts, and their ratio.
+
 With --ray (needs the `ray` extra) it also runs the same matrix with `--executor ray` on a private local
 Ray cluster, --jobs 3 both ways, and prints the Ray path's extra wall per cell against the local executor
 (cluster start-up is reported apart: it is paid once per matrix, not per cell).
@@ -34,24 +38,25 @@ sys.path.insert(0, str(ROOT))
 
 
 def run_matrix(runs: Path, run_id: str, args: argparse.Namespace, jobs: int, *extra: str,
-               configs: str | None = None, tasks: str | None = None, reps: int | None = None) -> float:
+               configs: str | None = None, tasks: str | None = None, reps: int | None = None,
+               root: Path = ROOT) -> float:
+    """`gatebench matrix` of the checkout `root` (its package: `-m` from its folder), --worker sim."""
     cmd = [sys.executable, "-m", "gatebench", "matrix", "--worker", "sim", "--configs", configs or args.configs,
            "--tasks", tasks or args.tasks, "--reps", str(reps or args.reps), "--jobs", str(jobs), "--run-id", run_id,
            "--runs-dir", str(runs), *extra]
     t0 = time.monotonic()
-    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    r = subprocess.run(cmd, cwd=root, capture_output=True, text=True, env={**os.environ, "GATEBENCH_HOME": str(root)})
     wall = time.monotonic() - t0
     if r.returncode not in (0, 1):
         sys.exit(f"matrix failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
     return wall
 
 
-def hook_startup_s(tmp: Path, n: int = 5) -> float:
+def hook_startup_s(tmp: Path, n: int = 5, root: Path = ROOT) -> float:
     """Wall of a cold hook process minus the time it reports for itself: the start-up the events cannot see."""
-    from gatebench.bench.prep import prep
-
     cell = tmp / "hookcell"
-    prep("T1", "none", cell, force=True)
+    subprocess.run([sys.executable, "-m", "gatebench", "prep", "T1", "--config", "none", "--out", str(cell), "--force"],
+                   cwd=root, env={**os.environ, "GATEBENCH_HOME": str(root)}, check=True, capture_output=True)
     settings = json.loads((cell / "repo" / ".claude" / "settings.json").read_text())
     command = settings["hooks"]["Stop"][0]["hooks"][0]["command"]
     stdin = json.dumps({"session_id": "s", "cwd": str(cell / "repo"), "prompt_id": "p", "hook_event_name": "Stop",
@@ -110,13 +115,18 @@ def main() -> int:
     ap.add_argument("--seal-reps", type=int, default=2)
     ap.add_argument("--seal-only", action="store_true", help="only the sealed vs unsealed comparison")
     ap.add_argument("--ray", action="store_true", help="also measure --executor ray against local (jobs 3)")
+    ap.add_argument("--overhead-only", action="store_true", help="only the runner's overhead (no seal, no --jobs 3)")
+    ap.add_argument("--vs", type=Path, help="with --overhead-only: another checkout measured alternately with this one")
+    ap.add_argument("--rounds", type=int, default=2, help="with --overhead-only: matrices per checkout (default 2)")
     args = ap.parse_args()
     os.chdir(ROOT)
+    if not args.configs:
+        args.configs = ",".join(sorted(p.stem for p in (ROOT / "configs").glob("*.yaml")))
+    if args.overhead_only:
+        return overhead_report(args)
     seal_report(args)
     if args.seal_only:
         return 0
-    if not args.configs:
-        args.configs = ",".join(sorted(p.stem for p in (ROOT / "configs").glob("*.yaml")))
     with tempfile.TemporaryDirectory(prefix="gatebench-bench-matrix-") as t:
         tmp = Path(t)
         startup = hook_startup_s(tmp)
@@ -124,6 +134,20 @@ def main() -> int:
         wall3 = run_matrix(tmp / "runs", "jobs3", args, 3)
         recs = [json.loads(x) for x in (tmp / "runs" / "jobs1" / "results.jsonl").read_text().splitlines()]
         ray_lines = ray_overhead(tmp / "runs", args, wall3) if args.ray else []
+    o = overhead_of(recs, startup)
+    print_overhead(args, o)
+    print(f"wall: --jobs 1 {wall1:.1f} s, --jobs 3 {wall3:.1f} s, ratio {wall3 / wall1:.2f} (goal <= 0.60) "
+          f"on {os.cpu_count()} cores")
+    for line in ray_lines:
+        print(line)
+    return 0
+
+
+PARTS = ("prep_s", "finalize_s", "hook_own", "child")
+
+
+def overhead_of(recs: list[dict], startup: float) -> dict:
+    """Mean per cell of the runner's overhead and its parts, from a --jobs 1 run's records."""
     rows = []
     for r in recs:
         tm = r.get("timing") or {}
@@ -133,25 +157,53 @@ def main() -> int:
         # child process, finalize), plus the hook's own machinery inside the worker's time.
         cell = tm.get("cell_wall_s", 0)
         overhead = cell - tm.get("worker_s", 0) - tm.get("final_oracle_s", 0) + hook_own
-        rows.append((overhead, cell, tm, hook_own))
-    n = len(rows)
-    mean = lambda xs: sum(xs) / len(xs)  # noqa: E731
-    ov, cell = mean([x[0] for x in rows]), mean([x[1] for x in rows])
-    print(f"sim matrix: configs {args.configs} x tasks {args.tasks} x {args.reps} rep(s) = {n} cells "
-          f"({sum(1 for r in recs if r['status'] == 'ok')} ok)")
-    print(f"mean per cell (jobs 1): whole cell {cell:.2f} s wall; prep {mean([x[2].get('prep_s', 0) for x in rows]):.3f}"
-          f", worker {mean([x[2].get('worker_s', 0) for x in rows]):.2f}"
-          f", finalize {mean([x[2].get('finalize_s', 0) for x in rows]):.3f}"
-          f", final oracle {mean([x[2].get('final_oracle_s', 0) for x in rows]):.2f}")
-    print(f"  hook: {mean([x[2].get('hook_s', 0) for x in rows]):.2f} s in-process per cell, of which oracle "
-          f"{mean([x[2].get('hook_oracle_s', 0) for x in rows]):.2f} and gates "
-          f"{mean([x[2].get('hook_gates_s', 0) for x in rows]):.2f}; process start-up {startup * 1000:.0f} ms per stop")
-    print(f"runner overhead per cell (prep, run process, finalize, hook machinery; no agent/oracle/gates): {ov:.3f} s = "
-          f"{100 * ov / cell:.1f}% of a sim cell (goal < 10%)")
-    print(f"wall: --jobs 1 {wall1:.1f} s, --jobs 3 {wall3:.1f} s, ratio {wall3 / wall1:.2f} (goal <= 0.60) "
-          f"on {os.cpu_count()} cores")
-    for line in ray_lines:
-        print(line)
+        child = cell - tm.get("worker_s", 0) - tm.get("final_oracle_s", 0) - tm.get("prep_s", 0) - \
+            tm.get("finalize_s", 0)  # the child process, run_worker's own steps, the worker's set-up
+        rows.append({"overhead": overhead, "cell": cell, "prep_s": tm.get("prep_s", 0),
+                     "worker_s": tm.get("worker_s", 0), "finalize_s": tm.get("finalize_s", 0),
+                     "final_oracle_s": tm.get("final_oracle_s", 0), "hook_s": tm.get("hook_s", 0),
+                     "hook_oracle_s": tm.get("hook_oracle_s", 0), "hook_gates_s": tm.get("hook_gates_s", 0),
+                     "hook_own": hook_own, "child": child})
+    out = {k: statistics.mean(x[k] for x in rows) for k in rows[0]}
+    out.update(n=len(rows), ok=sum(1 for r in recs if r["status"] == "ok"), startup=startup)
+    return out
+
+
+def print_overhead(args: argparse.Namespace, o: dict, label: str = "") -> None:
+    print(f"{label}sim matrix: configs {args.configs} x tasks {args.tasks} x {args.reps} rep(s) = {o['n']} cells "
+          f"({o['ok']} ok)")
+    print(f"{label}mean per cell (jobs 1): whole cell {o['cell']:.2f} s wall; prep {o['prep_s']:.3f}"
+          f", worker {o['worker_s']:.2f}, finalize {o['finalize_s']:.3f}, final oracle {o['final_oracle_s']:.2f}")
+    print(f"{label}  hook: {o['hook_s']:.2f} s in-process per cell, of which oracle {o['hook_oracle_s']:.2f} and gates "
+          f"{o['hook_gates_s']:.2f}; process start-up {o['startup'] * 1000:.0f} ms per stop")
+    print(f"{label}runner overhead per cell (prep, run process, finalize, hook machinery; no agent/oracle/gates): "
+          f"{o['overhead']:.3f} s = {100 * o['overhead'] / o['cell']:.1f}% of a sim cell (goal < 10%); parts: "
+          + ", ".join(f"{k} {o[k]:.3f}" for k in PARTS))
+
+
+def overhead_report(args: argparse.Namespace) -> int:
+    """This checkout's overhead, and with --vs another checkout's, measured alternately in this one run."""
+    roots = {"this": ROOT, **({"vs": args.vs.resolve()} if args.vs else {})}
+    recs: dict[str, list[dict]] = {k: [] for k in roots}
+    startups: dict[str, list[float]] = {k: [] for k in roots}
+    with tempfile.TemporaryDirectory(prefix="gatebench-bench-overhead-") as t:
+        tmp = Path(t)
+        for i in range(args.rounds):
+            for name in (list(roots) if i % 2 == 0 else list(reversed(roots))):
+                root = roots[name]
+                startups[name].append(hook_startup_s(tmp / f"{name}{i}", root=root))
+                run_matrix(tmp / "runs", f"{name}{i}", args, 1, root=root)
+                recs[name] += [json.loads(x) for x in (tmp / "runs" / f"{name}{i}" / "results.jsonl").read_text()
+                               .splitlines()]
+    res = {name: overhead_of(recs[name], statistics.median(startups[name])) for name in roots}
+    for name, o in res.items():
+        print_overhead(args, o, f"[{name}: {roots[name]}] ")
+    if "vs" in res:
+        a, b = res["this"], res["vs"]
+        print(f"overhead share of a sim cell: this {100 * a['overhead'] / a['cell']:.1f}% vs "
+              f"{100 * b['overhead'] / b['cell']:.1f}% ({args.rounds} rounds alternated; overhead ratio "
+              f"{a['overhead'] / b['overhead']:.2f}, parts: " +
+              ", ".join(f"{k} {a[k]:.3f}/{b[k]:.3f}" for k in PARTS) + ")")
     return 0
 
 

@@ -11,6 +11,28 @@ from cli_harness import claude_bin  # noqa: F401  (fixture for real-CLI tests)
 
 ROOT = Path(__file__).resolve().parent.parent
 
+
+def outside_tmp_and_home(base: Path) -> bool:
+    import os
+    import tempfile
+
+    b = base.resolve()
+    return not any(b == r or r in b.parents for r in (Path(tempfile.gettempdir()).resolve(), Path("/var/tmp"),
+                                                      Path(os.path.expanduser("~")).resolve()))
+
+
+def elsewhere() -> Path | None:
+    """A writable folder neither under the temp dir nor under HOME: the checkout's own (git-ignored) .cache when
+    the checkout is such a place, else one of the usual system folders (as root); None when there is none."""
+    import os
+
+    if outside_tmp_and_home(ROOT):
+        (ROOT / ".cache").mkdir(exist_ok=True)
+    for base in (ROOT / ".cache", Path("/var/lib"), Path("/opt"), Path("/srv")):
+        if base.is_dir() and os.access(base, os.W_OK) and outside_tmp_and_home(base):
+            return base
+    return None
+
 BUGGY = "def add(a, b):\n    return a - b\n"
 FIXED = "def add(a, b):\n    return a + b\n"
 TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"

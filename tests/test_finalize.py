@@ -201,3 +201,67 @@ def test_final_oracle_reuses_the_last_stop_only_when_the_tree_is_what_that_stop_
     changed = finalize(CellPaths(cell))
     assert changed.oracle.reused_from_stop is None and not changed.oracle.solved
     assert changed.oracle.failing and changed.first_stop_solved is True
+
+
+# ---------------------------------------------------------------- finalize always leaves a record
+
+
+def test_a_cell_finalize_cannot_score_still_gets_a_record_naming_why(tmp_path: Path, monkeypatch):
+    """A private git dir that git can no longer read: finalize writes an infra_error record that says so, and
+    the CLI exits 1 (the verb ran, its check failed), never leaving the cell without result.json."""
+    import subprocess
+    import sys
+
+    monkeypatch.setattr("gatebench.bench.prep.WALKER_MAX_FILES", 0)  # the git path's baseline, as for a big repo
+    cell = tmp_path / "c"
+    prep("T1", "none", cell)
+    (cell / "state" / "git" / "index").write_bytes(b"not an index")
+    r = subprocess.run([sys.executable, "-m", "gatebench", "finalize", str(cell), "--fresh-oracle"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    rec = ResultRecord.model_validate_json((cell / "result.json").read_text())
+    assert rec.status == "infra_error" and not rec.solved
+    assert rec.error.startswith("finalize failed: GitError: git ") and "index" in rec.error, rec.error
+    assert rec.cell_id == "none/T1/0" and rec.versions.task_hash
+    assert "finalize failed: GitError" in r.stdout
+
+
+@pytest.mark.slow
+def test_a_stop_cut_by_its_deadline_inside_git_leaves_a_cell_finalize_scores(tmp_path: Path, monkeypatch):
+    """The issue's cell, small: thousands of new files, a hook budget far too short, so the stop's git is killed
+    at the deadline and the stop is decided by on_error, and an index.lock left in the private git dir as a git
+    killed inside `add` leaves it; finalize still scores the cell and writes result.json."""
+    import shutil
+    import subprocess
+    import sys
+
+    home = tmp_path / "bench"
+    shutil.copytree(ROOT / "configs", home / "configs")
+    (home / "configs" / "tight.yaml").write_text("name: tight\ndescription: a stop budget git cannot meet\n"
+                                                 "gates: []\nbudget:\n  hook_seconds: 0.05\n")
+    for d in ("tasks", "hidden", "reference", "inject"):
+        shutil.copytree(ROOT / d / "T1", home / d / "T1")
+    monkeypatch.setenv("GATEBENCH_HOME", str(home))
+    monkeypatch.setattr("gatebench.bench.prep.WALKER_MAX_FILES", 0)  # the git path's baseline, as for a big repo
+    cell = tmp_path / "c"
+    prep("T1", "tight", cell)
+    for i in range(4000):
+        d = cell / "repo" / "data" / f"d{i // 500}"
+        d.mkdir(parents=True, exist_ok=True)
+        (d / f"f{i}.txt").write_text(f"{i}\n")
+    settings = json.loads((cell / "repo" / ".claude" / "settings.json").read_text())
+    command = settings["hooks"]["Stop"][0]["hooks"][0]["command"]
+    subprocess.run(command, shell=True, input=hook_input(cell / "repo"), cwd=cell / "repo", capture_output=True,
+                   text=True, timeout=120, check=True)
+    ev = json.loads((cell / "state" / "events.jsonl").read_text().splitlines()[-1])
+    assert ev["decision"] == "allow" and any("OutOfTime" in e for e in ev["errors"]), ev
+    git_dir = cell / "state" / "git"
+    assert not [p for p in git_dir.glob("*.lock") if p.name != "gatebench.lock"] and not list(git_dir.glob("tmp-*"))
+    (git_dir / "index.lock").write_text("")  # on purpose: what a git killed inside `add` leaves
+    r = subprocess.run([sys.executable, "-m", "gatebench", "finalize", str(cell), "--fresh-oracle"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    rec = ResultRecord.model_validate_json((cell / "result.json").read_text())
+    # Scored as any cell is (the hook was called by hand: no worker ran), not cut short by a stale lock.
+    assert rec.status == "infra_error" and rec.error.startswith("the worker never finished"), rec.error
+    assert rec.oracle is None and rec.special_files == [] and not (git_dir / "index.lock").exists()

@@ -213,17 +213,94 @@ def test_user_repo_left_byte_for_byte(tmp_path):
     assert after == before
 
 
-def test_a_stale_index_lock_does_not_stop_every_later_stop(work):
-    """Claude Code kills a hook past its timeout; a `git add` killed mid-way leaves index.lock behind."""
+def test_a_stale_index_lock_is_removed_at_once_with_a_note_in_the_event(tmp_path):
+    """A git killed with its hook (Claude Code's timeout) leaves index.lock: the next stop removes it (no git of
+    gatebench's runs there: the private dir's lock is free), says so in the event, and judges as usual."""
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    git_commit_all(repo)
+    gatebench_cli("install", str(repo), "--config", "none")
+    state = state_of(repo)
+    run_hook(state, hook_input(repo), verb="session-start")
+    lock = state / "git" / "index.lock"
+    lock.write_text("")  # fresh: its age says nothing
+    (repo / "calc.py").write_text(FIXED)
+    _out, ev = run_hook(state, hook_input(repo))
+    assert ev["diff"]["changed"] == ["calc.py"] and not lock.exists(), ev
+    assert any(e.startswith("recovered: removed a stale index.lock") for e in ev["errors"]), ev["errors"]
+    _out, ev = run_hook(state, hook_input(repo))
+    assert not any("recovered" in e for e in ev["errors"]), ev["errors"]  # nothing was left the second time
+
+
+def many_files(repo: Path, n: int) -> None:
+    for i in range(n):
+        d = repo / "data" / f"d{i // 500}"
+        d.mkdir(parents=True, exist_ok=True)
+        (d / f"f{i}.txt").write_text(f"{i}\n")
+
+
+def test_a_git_killed_at_the_deadline_leaves_nothing_that_breaks_the_next_call(work):
     repo, state = work
     baseline(repo, state)
-    lock = state / "git" / "index.lock"
+    many_files(repo, 3000)
+    git_dir = state / "git"
+    with pytest.raises(snapshot.OutOfTime):
+        gitsnap.current(str(repo), str(git_dir), IGNORE.match, deadline=time.monotonic())
+    assert not gitsnap._live, "a git of the snapshot was left running"
+    assert not list(git_dir.glob("*.lock*")) or [p.name for p in git_dir.glob("*.lock*")] == [gitsnap.LOCK]
+    assert not list(git_dir.glob("tmp-*")), list(git_dir.glob("tmp-*"))
+    s = compare(repo, state)  # no deadline: every new file goes in
+    assert len(s.diff.created) == 3000 and not [e for e in s.errors if "recovered" in e], s.errors
+
+
+def test_an_index_lock_of_a_git_still_running_is_waited_for_never_removed(work):
+    """Another snapshot's git holds the private dir's lock (inherited from its hook, which may be dead): its
+    index.lock is live, so this snapshot waits until its deadline instead of breaking it."""
+    repo, state = work
+    baseline(repo, state)
+    git_dir = state / "git"
+    lock = git_dir / "index.lock"
     lock.write_text("")
-    old = time.time() - 3600
-    os.utime(lock, (old, old))
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, sys, time; f = open(sys.argv[1], 'a'); "
+                               "fcntl.flock(f, fcntl.LOCK_EX); print('held', flush=True); time.sleep(30)",
+                               str(git_dir / gitsnap.LOCK)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(snapshot.OutOfTime, match="waiting for another snapshot's git"):
+            gitsnap.current(str(repo), str(git_dir), IGNORE.match, deadline=time.monotonic() + 0.3)
+        assert lock.exists()
+    finally:
+        holder.kill()
+        holder.wait()
     (repo / "src" / "a.py").write_text("A = 5\n")
     s = compare(repo, state)
-    assert s.diff.changed == ["src/a.py"] and not lock.exists()
+    assert s.diff.changed == ["src/a.py"] and not lock.exists() and "recovered" in s.errors[0], s.errors
+
+
+def test_gits_a_snapshot_starts_hold_its_lock_while_they_run(work):
+    """The lock is held by the gits themselves (inherited), so a hook killed while its git runs leaves the lock
+    held until that git ends: what makes an index.lock found with the lock free certainly stale."""
+    repo, state = work
+    baseline(repo, state)
+    git_dir = state / "git"
+    fd = gitsnap._hold(str(git_dir))
+    try:
+        env = gitsnap._env(str(git_dir), str(repo))
+        pid, _stem = gitsnap._spawn(["-c", "alias.wait=!sleep 30", "wait"], env, str(repo), None, "probe")  # runs on
+    finally:
+        os.close(fd)
+    try:
+        probe = subprocess.run([sys.executable, "-c", "import fcntl, sys; f = open(sys.argv[1], 'a'); "
+                                "fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)", str(git_dir / gitsnap.LOCK)],
+                               capture_output=True, text=True)
+        assert "BlockingIOError" in probe.stderr  # the running git holds it, though this process let go
+    finally:
+        from gatebench.bench.workers.launch import descendants
+
+        for child in descendants(pid):  # the alias's shell and its sleep
+            os.kill(child, 9)
+        gitsnap._kill_live()
 
 
 @pytest.mark.parametrize("obj", [{"a": [1, 2.5, None, True, "x"], "é": "caf\udcff\u2603", "n": -0.0},

@@ -203,3 +203,104 @@ def test_the_npm_shim_answers_root_at_once_and_passes_the_rest_on(tmp_path):
     assert subprocess.run([npm, "root"], capture_output=True, text=True).stdout == "real npm root\n"
     assert "PATH" not in seal.worker_env(tmp_path / "cell2", False, path=str(bin_dir))  # unsealed: no shim
     assert "PATH" not in seal.worker_env(tmp_path / "cell3", True, path=str(tmp_path / "nowhere"))  # no npm
+
+
+def test_the_seal_check_knows_the_guard_by_its_bytes_not_its_path(tmp_path):
+    """A cell prepared by another copy of gatebench names that copy's guard: the same bytes are the same guard;
+    other bytes (an older or edited guard) or a missing file are not."""
+    import shutil
+
+    from gatebench.bench.prep import prep
+
+    cell = tmp_path / "c"
+    prep("T1", "none", cell)
+    settings = cell / "repo" / ".claude" / "settings.json"
+    text = settings.read_text()
+    other = tmp_path / "other-copy" / "gatebench" / "bench" / "seal_guard.py"
+    other.parent.mkdir(parents=True)
+    shutil.copy(seal.GUARD_SCRIPT, other)
+    settings.write_text(text.replace(seal.GUARD_SCRIPT, str(other)))
+    assert seal.cell_problem(cell) is None
+    other.write_text(other.read_text() + "\n# edited\n")
+    assert "not this gatebench's" in seal.cell_problem(cell)
+    other.unlink()
+    assert "not this gatebench's" in seal.cell_problem(cell)
+
+
+def test_the_file_tools_may_not_write_what_the_sandbox_keeps_read_only_for_bash(tmp_path):
+    """.git/config (core.fsmonitor) and .git/hooks run code when git runs in the work copy outside the sandbox:
+    Bash cannot write them (the sandbox's own rule, measured), nor may Write and Edit."""
+    from gatebench.bench.prep import prep
+
+    cell = tmp_path / "c"
+    prep("T1", "none", cell)
+    pol = json.loads((cell / "state" / "seal.json").read_text())
+    repo = str((cell / "repo").resolve())
+    for rel in (".git/config", ".git/hooks/post-checkout", ".gitmodules", ".bashrc", ".mcp.json", ".vscode/tasks.json",
+                ".claude/commands/x.md"):
+        assert "may not write" in decide(ev("Write", f"{repo}/{rel}", repo), pol), rel
+    for rel in (".git/info/exclude", "conftest.py", "pagekit/paginator.py", "sub/.git/config"):
+        assert decide(ev("Write", f"{repo}/{rel}", repo), pol) is None, rel
+
+
+def test_read_rules_give_back_the_interpreter_wherever_it_lives_but_never_a_folder_that_holds_a_private_one(
+        tmp_path, monkeypatch):
+    from gatebench.bench.prep import prep
+    from gatebench.paths import package_parent
+
+    venv = tmp_path / "envs" / "e"
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = next((venv / "lib").glob("python*/site-packages"))
+    # A path entry that holds the bench home (the gatebench venv's editable install names the checkout itself).
+    (site / "names_the_bench.pth").write_text(str(package_parent()) + "\n")
+    cell = tmp_path / "c"
+    prep("T1", "none", cell, python=str(venv / "bin" / "python"))
+    box = json.loads((cell / "repo" / ".claude" / "settings.json").read_text())["sandbox"]["filesystem"]
+    assert str(venv) in box["allowRead"]  # under /tmp, which is denied: given back
+    assert str(package_parent()) in box["denyRead"] and str(package_parent()) not in box["allowRead"]
+    assert not [a for a in box["allowRead"] if any(d.startswith(a.rstrip("/") + "/") for d in box["denyRead"])]
+
+
+def test_an_imported_tasks_source_repository_and_the_worktree_tools_are_denied(tmp_path):
+    import dataclasses
+    import sys
+
+    from gatebench.bench.cell import CellPaths
+    from gatebench.bench.prep import seal_paths
+    from gatebench.bench.tasks import load_task
+    from gatebench.models.task import ImportSource
+
+    src = tmp_path / "src"
+    (src / ".git").mkdir(parents=True)
+    tf = load_task("T1")
+    tf = dataclasses.replace(tf, task=tf.task.model_copy(update={"source": ImportSource(
+        repo=str(src), commit="c", parent="p", prompt_from="commit message")}))
+    sp = seal_paths(CellPaths(tmp_path / "cell"), sys.executable, tf)
+    deny, _allow = seal.read_rules(sp)
+    assert str(src.resolve()) in deny and str((src / ".git").resolve()) in deny
+    rules = seal.deny_rules(sp)
+    assert f"Read(/{src.resolve()}/**)" in rules and "EnterWorktree" in rules and "ExitWorktree" in rules
+    # A source repository that holds the cell is hidden by the sandbox and the guard (longest prefix), never by a
+    # deny rule, which would refuse the agent its own work copy.
+    inner = seal_paths(CellPaths(src / "runs" / "cell"), sys.executable, tf)
+    assert f"Read(/{src.resolve()}/**)" not in seal.deny_rules(inner)
+    assert f"Read(/{(src / '.git').resolve()}/**)" in seal.deny_rules(inner)
+    repo = str(src / "runs" / "cell" / "repo")
+    assert decide(ev("Read", f"{repo}/x.py", repo), seal.policy(inner)) is None
+    assert decide(ev("Read", str(src / "README"), repo), seal.policy(inner)) is not None
+
+
+def test_a_cell_too_deep_for_the_clis_sockets_gets_a_short_temp_dir_that_goes_with_the_attempt(tmp_path):
+    deep = tmp_path / ("d" * 80) / "cell"
+    short = tmp_path / "c"
+    assert seal.worker_tmp(short) == short.resolve() / "tmp"
+    t = seal.worker_tmp(deep)
+    assert t.parent == seal.SHORT_TMP_ROOT and len(f"{t}/claude-socks-{'0' * 16}.sock") <= 107
+    deep.mkdir(parents=True)
+    env = seal.worker_env(deep, False)
+    assert env["TMPDIR"] == str(t) and t.is_dir() and (deep / "tmp").is_dir()
+    seal.drop_worker_tmp(deep)
+    assert not t.exists()

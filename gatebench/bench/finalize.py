@@ -12,6 +12,10 @@ Status (first rule that applies):
   timeout      the wall cap ended the run
   cap          the CLI's turn or dollar cap ended the run
   ok           the agent stopped and every stop was judged by the hook
+
+A cell always gets its result.json once it has a cell.json: when scoring itself fails (a git that cannot
+run, a task gone from the bench home, a bug), the record is an infra_error whose `error` names the cause
+("finalize failed: ...").
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from gatebench.hook.closed import plugin_tops
 from gatebench.hook.defaults import DEFAULT_IGNORE
 from gatebench.hook.globs import GlobSet
 from gatebench.hook.oracle import run_binding
-from gatebench.hook.snapshot import Diff, compare, diff, shown, walk
+from gatebench.hook.snapshot import Diff, Snap, compare, diff, shown, walk
 from gatebench.hook.state import Paths, read_events
 from gatebench.hook.util import read_jsonl, write_atomic
 from gatebench.installer.configs import load_config
@@ -153,19 +157,26 @@ def never_worked(stops: list[dict]) -> tuple[str, str] | None:
     return None
 
 
+def against_prep(repo: Path, state: Path, resolved: dict) -> Snap | None:
+    """The work copy against prep's baseline (whichever format prep took it in: walker or git), or None when
+    that baseline cannot be read. Taken once: the oracle-reuse check and the tree diff both read it."""
+    paths = Paths(str(state))
+    try:
+        return compare(str(repo), GlobSet(resolved.get("ignore") or DEFAULT_IGNORE), paths.baseline, paths.blobs)
+    except (OSError, ValueError):
+        return None
+
+
 def tree_diff(repo: Path, state: Path, resolved: dict, base_repo: Path | None = None,
-              base_files: dict[str, str] | None = None) -> tuple[Diff, list[str]]:
+              base_files: dict[str, str] | None = None, prep_diff: Snap | None = None) -> tuple[Diff, list[str]]:
     """(the work copy's diff against its baseline, special files the walk skipped). With `base_repo` (the
     task's repo in the bench home) every path of the task is judged against it, with `base_files` (a
     variant's mutated modules, computed from the bench home) in place of theirs; the state's baseline (in
     whichever format prep took it: walker or git, snapshot.compare) only judges what prep added there
-    (the hook settings)."""
+    (the hook settings). `prep_diff`: against_prep's answer, when the caller has it."""
     ignore = GlobSet(resolved.get("ignore") or DEFAULT_IGNORE)
-    paths = Paths(str(state))
-    try:
-        prep_diff = compare(str(repo), ignore, paths.baseline, paths.blobs)
-    except (OSError, ValueError):
-        prep_diff = None
+    if prep_diff is None:
+        prep_diff = against_prep(repo, state, resolved)
     # A walker comparison has walked the tree already; a git one has git ids and lists no special files.
     if prep_diff is not None and prep_diff.via == "walk":
         manifest, special = prep_diff.now, prep_diff.special
@@ -267,7 +278,8 @@ def _read_json(path: Path) -> dict | None:
         return None
 
 
-def reusable_oracle(cell: CellPaths, resolved: dict, events: list[dict], session_id: str | None) -> dict | None:
+def reusable_oracle(cell: CellPaths, resolved: dict, events: list[dict], session_id: str | None,
+                    now: Snap | None) -> dict | None:
     """The last stop's oracle result, if the work copy is byte for byte what that stop judged; else None.
 
     Callers reuse it only for a sealed cell: elsewhere the agent could have appended a forged event.
@@ -284,9 +296,7 @@ def reusable_oracle(cell: CellPaths, resolved: dict, events: list[dict], session
     judged = ((last or {}).get("snapshot") or {}).get("tree")
     if not oracle or oracle.get("error") or not isinstance(oracle.get("passed"), int) or not judged:
         return None
-    paths = Paths(str(cell.state))
-    now = compare(str(cell.repo), GlobSet(resolved.get("ignore") or DEFAULT_IGNORE), paths.baseline, paths.blobs)
-    if now.errors or now.tree_hash() != judged:
+    if now is None or now.errors or now.tree_hash() != judged:
         return None
     return {**oracle, "seconds": 0.0, "reused_from_stop": last.get("attempt")}  # type: ignore[union-attr]
 
@@ -352,15 +362,48 @@ def variant_outcome(kind: str, status: str, check: dict | None, changed: list[st
         tamper=[f"{f['path']}: {f['why']}" for f in record.get("findings") or [] if f.get("kind") == "tamper"])
     out["impossible"] = {k: check.get(k) for k in ("mutated", "solved", "failing", "error", "seconds", "sandboxed")}
     return out
+FINALIZE_FAILED = "finalize failed: "
+
+
+def record_cell_id(meta: CellMeta) -> str:
+    return f"{meta.config}/{meta.task}/{meta.rep}" + ("" if meta.variant == variants.NORMAL else f"/{meta.variant}")
+
+
+def bare_record(*, run_id: str | None, cell_id: str, config: str, task: str, rep: int, worker: str, attempt_no: int,
+                error: str, meta: CellMeta | None = None, model: str | None = None,
+                variant: str = variants.NORMAL) -> ResultRecord:
+    """A valid infra_error record for a cell that could not be scored (or never got as far as a worker)."""
+    return ResultRecord.model_validate(escaped({
+        "run_id": run_id or "adhoc", "cell_id": cell_id, "config": config, "task": task, "rep": rep, "variant": variant,
+        "worker": worker, "attempt_no": attempt_no, "status": "infra_error", "error": error[:2000], "solved": False,
+        "sealed": bool(meta and meta.sealed), "seed": meta.seed if meta else None,
+        "versions": versions(cli_version=None, model=model, task_hash=meta.task_hash if meta else None,
+                             config_hash=meta.config_hash if meta else None)}))
 
 
 def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None = None,
              reuse_oracle: bool = True) -> ResultRecord:
-    """Score the cell and write C/result.json. Raises UsageError if `cell` is not a prepared cell."""
+    """Score the cell and write C/result.json. Raises UsageError if `cell` is not a prepared cell; any failure
+    after that still writes a record: an infra_error naming the cause (FINALIZE_FAILED)."""
     t0 = time.monotonic()
     if not cell.meta.is_file():
         raise UsageError(f"{cell.root}: not a prepared cell (no cell.json)")
     meta = load_model(cell.meta, CellMeta)
+    try:
+        return _finalize(cell, meta, t0, attempt_no, extra_timing, reuse_oracle)
+    except Exception as e:
+        worker = _read_json(cell.worker) or {}
+        rec = bare_record(run_id=meta.run_id, cell_id=record_cell_id(meta), config=meta.config,
+                          task=meta.task, rep=meta.rep, variant=meta.variant, worker=str(worker.get("worker") or "unknown"),
+                          attempt_no=attempt_no, meta=meta, model=worker.get("model"),
+                          error=f"{FINALIZE_FAILED}{type(e).__name__}: {e}")
+        rec.timing = {**(extra_timing or {}), "finalize_s": round(time.monotonic() - t0, 3)}
+        write_atomic(cell.result, rec.model_dump_json(indent=1) + "\n")
+        return rec
+
+
+def _finalize(cell: CellPaths, meta: CellMeta, t0: float, attempt_no: int, extra_timing: dict | None,
+              reuse_oracle: bool) -> ResultRecord:
     state_doc = _read_json(cell.state / "config.json") or {}
     tf, resolved, problems, findings = trusted_config(cell, meta, state_doc)
     worker = _read_json(cell.worker)
@@ -377,11 +420,12 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
     status, error = status_of(worker, sm, stops, stderr_tail, tm)
 
     oracle = None
+    prep_diff = against_prep(cell.repo, cell.state, resolved)
     if status != "infra_error" and not problems:
         # An infra error is never scored: its oracle would only cost time (a matrix killed with -9 waits
         # on every cell child still finalizing).
         if reuse_oracle and cell_sealed(meta):
-            oracle = reusable_oracle(cell, resolved, events_all, sid)
+            oracle = reusable_oracle(cell, resolved, events_all, sid, prep_diff)
         if oracle is None:
             binding = oracle_binding(tf).model_dump()
             oracle = run_binding(str(cell.repo), binding, resolved.get("python") or sys.executable,
@@ -398,7 +442,7 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
     if problems and status != "infra_error":
         status, error = "infra_error", "; ".join(problems)
     oracle_s = oracle["seconds"] if oracle else 0.0
-    d, special = tree_diff(cell.repo, cell.state, resolved, tf.repo, base_files=mutated)
+    d, special = tree_diff(cell.repo, cell.state, resolved, tf.repo, base_files=mutated, prep_diff=prep_diff)
     try:  # for the report's cell page: the diff as the bench home sees it, never recomputed from agent files later
         write_atomic(cell.root / FINAL_DIFF, final_diff(cell.repo, tf.repo, d, mutated))
     except (OSError, ValueError) as e:  # the page then says the diff is missing; the record is what counts
@@ -442,7 +486,7 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
               "hook_oracle_s": round(hook_oracle_s, 3), "final_oracle_s": oracle_s, **(extra_timing or {})}
     record = {
         "run_id": meta.run_id or "adhoc",
-        "cell_id": f"{meta.config}/{meta.task}/{meta.rep}" + ("" if meta.variant == variants.NORMAL else f"/{meta.variant}"),
+        "cell_id": record_cell_id(meta),
         "config": meta.config, "task": meta.task, "rep": meta.rep,
         "worker": (worker or {}).get("worker", "unknown"),
         "attempt_no": attempt_no,

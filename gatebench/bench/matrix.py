@@ -45,7 +45,7 @@ from gatebench.bench.workers.launch import attempt_marker, cell_processes, reap
 from gatebench.errors import UsageError
 from gatebench.hook.util import write_atomic
 from gatebench.installer.configs import load_config
-from gatebench.paths import configs_dir, project_root
+from gatebench.paths import PACKAGE_DIR, configs_dir, package_parent, project_root
 
 OWNER_WAIT_S = 30.0  # how long a new owner waits for a dead owner's processes before it refuses
 
@@ -350,6 +350,7 @@ class Matrix:
         self.progress: Progress | None = None
         self.not_started: list[str] = []
         self.owner = RunOwner(spec.run_dir, out)
+        self.code: tuple = (str(PACKAGE_DIR), None)  # start_children sets it
 
     # ---------------------------------------------------------------- one cell
 
@@ -357,8 +358,8 @@ class Matrix:
         """Run `target(*args)` in a child forked from a preloaded server: a fresh `gatebench run` process
         would spend a third of a second per cell importing what the server has imported once. Agent code
         (tests, the oracle) only ever runs under such a child, never in the matrix process."""
-        proc = _forkserver().Process(target=target, args=(*args, str(self.owner.alive_path)), name=name,
-                                     daemon=False)
+        proc = _forkserver().Process(target=target, args=(*args, self.code, str(self.owner.alive_path)),
+                                     name=name, daemon=False)
         proc.start()
         with self.procs_lock:
             self.procs[proc.pid] = proc
@@ -424,15 +425,11 @@ class Matrix:
 
     def _bare_record(self, cell: Cell, attempt: int, error: str) -> dict:
         """A valid infra_error record for a cell that never got as far as a worker."""
-        from gatebench.bench.versions import versions
-        from gatebench.models.result import ResultRecord
+        from gatebench.bench.finalize import bare_record
 
-        rec = ResultRecord(run_id=self.spec.run_id, cell_id=cell.id, config=cell.config, task=cell.task, rep=cell.rep,
-                           variant=cell.variant,  # type: ignore[arg-type]
-                           worker=self.spec.worker, attempt_no=attempt, status="infra_error", error=error[:2000],
-                           solved=False, versions=versions(cli_version=None, model=self.spec.opts.model,  # type: ignore[arg-type]
-                                                           task_hash=None, config_hash=None))
-        return rec.model_dump(mode="json")
+        return bare_record(run_id=self.spec.run_id, cell_id=cell.id, config=cell.config, task=cell.task, rep=cell.rep,
+                           variant=cell.variant, worker=self.spec.worker, attempt_no=attempt, error=error,
+                           model=self.spec.opts.model).model_dump(mode="json")
 
     def run_cell(self, cell: Cell, prior_attempts: int) -> None:
         spec = self.spec
@@ -474,9 +471,18 @@ class Matrix:
     def run(self) -> dict:
         self.owner.acquire()  # before the ledger is read: a dead owner's last cells may still be recording
         try:
+            self.start_children()
             return self._run()
         finally:
             self.owner.release()
+
+    def start_children(self) -> None:
+        """Start the fork server the cells' children come from, here in the calling thread (see _forkserver), and
+        note the code they run: this package, and the checkout's git state now (what every record says)."""
+        from gatebench.bench.versions import git_state
+
+        self.code = (str(PACKAGE_DIR), git_state(project_root()))
+        _forkserver()
 
     def _run(self) -> dict:
         spec = self.spec
@@ -549,7 +555,13 @@ _FORKSERVER_LOCK = threading.Lock()
 
 
 def _forkserver():
-    """A multiprocessing context whose server has gatebench's worker and finalize modules loaded.
+    """A multiprocessing context whose server has this gatebench's worker and finalize modules loaded.
+
+    The server is `python -c ...`, so its sys.path starts with its cwd (Python 3.11's forkserver ignores the
+    parent's sys.path), and the preload imports `gatebench` from there: from a bench home that is another copy
+    of the repository, that would be the other copy's package. So the server is started from the folder that
+    holds this package (the matrix calls this from its main thread, before any cell thread runs, since the
+    working directory is the process's); cell children check the package they run (`_same_package`).
 
     When this process dies, even by kill -9, the server sees its pipe close and exits; the cell children
     it forked then see their parent change, which their launcher treats as "stop everything now".
@@ -557,11 +569,34 @@ def _forkserver():
     global _FORKSERVER
     with _FORKSERVER_LOCK:
         if _FORKSERVER is None:
+            import multiprocessing.forkserver
+
             ctx = multiprocessing.get_context("forkserver")
             ctx.set_forkserver_preload(["gatebench.bench.matrix", "gatebench.bench.workers.sim", "gatebench.bench.workers.claude",
                                         "gatebench.bench.finalize"])
+            cwd = os.getcwd()
+            os.chdir(package_parent())
+            try:
+                multiprocessing.forkserver.ensure_running()
+            finally:
+                os.chdir(cwd)
             _FORKSERVER = ctx
         return _FORKSERVER
+
+
+def _same_code(code: tuple) -> None:
+    """Refuse to run a cell under another gatebench than the matrix's (exit 2: the record names both); record
+    the checkout's git state as the matrix saw it."""
+    package, state = code
+    here = str(PACKAGE_DIR)
+    if here != package:
+        print(f"gatebench: error: this cell process runs the gatebench package in {here}, not the matrix's "
+              f"{package}", flush=True)
+        sys.exit(2)
+    if state is not None:
+        from gatebench.bench.versions import pin_git_state
+
+        pin_git_state(project_root(), (state[0], state[1]))
 
 
 def _term(*_: object) -> None:
@@ -605,9 +640,10 @@ def _child_setup(cell_dir: str, alive_path: str, log_mode: int) -> None:
     os.close(fd)
 
 
-def cell_child(cell_dir: str, worker: str, opts: dict, prep_s: float, alive_path: str) -> None:
+def cell_child(cell_dir: str, worker: str, opts: dict, prep_s: float, code: tuple, alive_path: str) -> None:
     """The body of one cell's child process: run the worker, then finalize. Output goes to <cell>/run.log."""
     _child_setup(cell_dir, alive_path, os.O_TRUNC)
+    _same_code(code)
     from gatebench.bench.finalize import finalize
     from gatebench.bench.workers import WorkerOptions, run_worker
 
@@ -624,11 +660,12 @@ def cell_child(cell_dir: str, worker: str, opts: dict, prep_s: float, alive_path
         sys.exit(2)
 
 
-def finalize_child(cell_dir: str, attempt: int, prep_s: float, alive_path: str) -> None:
+def finalize_child(cell_dir: str, attempt: int, prep_s: float, code: tuple, alive_path: str) -> None:
     """Score a cell whose run child died before finalize; the record names what the child said last."""
     log = Path(cell_dir) / "run.log"
     tail = log.read_text(errors="replace")[-800:].strip() if log.exists() else ""
     _child_setup(cell_dir, alive_path, os.O_APPEND)
+    _same_code(code)
     from gatebench.bench.finalize import finalize
 
     try:

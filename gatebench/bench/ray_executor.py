@@ -174,11 +174,15 @@ def run_cell_on_node(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def _child(argv: list[str], log: Path, env: dict, timeout_s: float, mode: str) -> int | None:
-    """A gatebench child on the node, its output to `log`; None when it ran past `timeout_s` and was killed."""
+    """A gatebench child on the node, its output to `log`; None when it ran past `timeout_s` and was killed.
+    Its cwd is the folder holding this gatebench package: `-m` puts the cwd first on the path, and the Ray
+    worker's own cwd (the job's working dir) must never decide which gatebench runs."""
+    from gatebench.paths import package_parent
+
     with open(log, mode) as out:
         try:
             return subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env,
-                                  timeout=timeout_s, check=False).returncode
+                                  timeout=timeout_s, check=False, cwd=package_parent()).returncode
         except subprocess.TimeoutExpired:
             return None
 
@@ -281,6 +285,9 @@ class RayMatrix(Matrix):
         rec.setdefault("timing", {})["cell_wall_s"] = round(time.monotonic() - t0, 3)
         rec["paths"] = {k: os.path.relpath(v, spec.run_dir) for k, v in rec["paths"].items()}
         return rec
+
+    def start_children(self) -> None:
+        """Cells run on the cluster's nodes, each as a `gatebench run` child there: no local fork server."""
 
     def run(self) -> dict:
         self.connect()

@@ -1,13 +1,16 @@
 """The seal of a bench cell (ring 1 of the trust boundary): what the agent may read and write, and the proof.
 
 Three layers, all written by prep into the cell, all facts checked on the pinned CLI (SPEC.md, "Sealed cells"):
-- Claude Code's Bash sandbox (bubblewrap + socat): `sandbox.filesystem.denyRead` hides the bench home (tasks,
-  hidden, reference, inject, configs, runs/ with every other cell, the checkout's git objects), the cell dir
-  (state, HOME, the hook's temp dir) and /tmp; `allowRead` gives back the work copy and the Python env the
-  tests run with. Writes are the sandbox's: the work copy and Claude's temp dir, `<cell>/tmp/claude-<uid>`.
+- Claude Code's Bash sandbox (bubblewrap + socat): `sandbox.filesystem.denyRead` hides what is private wherever
+  it lives (the bench home, this gatebench's own checkout, their git dirs, a matrix's run and runs folders, the
+  cell dir, an imported task's source repository) and /tmp; `allowRead` gives back what the agent needs wherever
+  it lives: the work copy and the interpreter the tests run with (its prefixes and import path: a task
+  environment in `.cache/envs`, the venv, the base Python). Writes are the sandbox's: the work copy and
+  Claude's temp dir, `<cell>/tmp/claude-<uid>`.
 - A PreToolUse guard (gatebench/bench/seal_guard.py) holds the file tools (Read, Write, Edit, ...) to the same
   read rule and to writes in the work copy and that temp dir only, links resolved.
-- `permissions.deny` Read/Edit rules for the private folders and the settings files the hook depends on.
+- `permissions.deny` Read/Edit rules for the private folders and the settings files the hook depends on, and
+  the worktree tools (the CLI runs `git worktree add` outside the sandbox).
 
 `probe` proves the seal on this machine with a scripted agent through the real CLI; `matrix` and `run`
 refuse to start a sealed run without that proof.
@@ -15,23 +18,31 @@ refuse to start a sealed run without that proof.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import shlex
 import shutil
 import socket
+import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-GUARD_SCRIPT = str(Path(__file__).resolve().parent / "seal_guard.py")
+from gatebench.paths import package_parent
+
+GUARD_NAME = "seal_guard.py"
+GUARD_SCRIPT = str(Path(__file__).resolve().parent / GUARD_NAME)
 POLICY_FILE = "seal.json"  # in the cell's state dir
 PRIVATE = ("tasks", "hidden", "reference", "inject", "configs", "runs")
+TEMP_ROOTS = (Path("/tmp"), Path("/var/tmp"))  # other cells' oracle copies, finalize's copies
+# The CLI runs `git worktree add` for EnterWorktree outside the sandbox, in the agent's tree: a sealed agent has none.
+DENIED_TOOLS = ("EnterWorktree", "ExitWorktree")
 FILE_TOOLS = "Read|Write|Edit|MultiEdit|NotebookEdit|NotebookRead|Grep|Glob|LS"
 GUARD_TIMEOUT_S = 30
-SEAL_VERSION = 1  # bump when the seal's settings change: a cached probe of another seal proves nothing
+SEAL_VERSION = 2  # bump when the seal's settings change: a cached probe of another seal proves nothing
 UNSEAL_SETTINGS = '{"sandbox": {"enabled": false}}'  # --settings outranks the project file
 FIX = ("install bubblewrap and socat (`apt-get install -y bubblewrap socat`, or scripts/setup), "
        "or pass --unsealed to run without the seal (every record then says sealed: false)")
@@ -44,19 +55,43 @@ class SealPaths:
     repo: Path  # the work copy
     state: Path
     home: Path
-    python: str  # the interpreter the task's tests run with
-    also_private: tuple[Path, ...] = ()  # more folders to hide (a matrix cell's run folder and runs folder)
+    python: str  # the interpreter the task's tests run with (a task environment's, or the bench's)
+    # More folders to hide: a matrix cell's run folder and runs folder, an imported task's source repository.
+    also_private: tuple[Path, ...] = ()
     readable: tuple[Path, ...] = ()  # more folders given back to read, never to write (a plugin arm's copy)
 
     @property
     def tmp(self) -> Path:
         """TMPDIR of the worker and so of the hook (oracle copies land here, hidden from the agent)."""
-        return self.cell / "tmp"
+        return worker_tmp(self.cell)
 
     @property
     def agent_tmp(self) -> Path:
         """Claude Code's sandbox temp dir: `$TMPDIR/claude-<uid>`, the agent's only writable place but its copy."""
         return self.tmp / f"claude-{os.getuid()}"
+
+
+# Claude Code binds its sandbox's proxy sockets at `$TMPDIR/claude-{http,socks}-<16 hex>.sock` (2.1.332), and an
+# AF_UNIX path holds at most 107 bytes: a longer TMPDIR fails every sandboxed Bash call ("Failed to create bridge
+# sockets"). A cell deep in a long bench home (runs/<run>/cells/<config>/<task>/r<rep>/tmp) passes that.
+SOCKET_TMPDIR_MAX = 107 - len("/claude-socks-") - 16 - len(".sock")
+SHORT_TMP_ROOT = Path("/tmp")  # hidden from the agent as a whole (TEMP_ROOTS)
+
+
+def worker_tmp(cell: Path) -> Path:
+    """The worker's TMPDIR for `cell`: its own tmp/, or, when that path is too long for the CLI's sockets, a
+    short folder named by the cell under /tmp (made by worker_env, removed by drop_worker_tmp and by prep)."""
+    tmp = Path(os.path.abspath(cell)).resolve() / "tmp"
+    if len(str(tmp)) <= SOCKET_TMPDIR_MAX:
+        return tmp
+    return SHORT_TMP_ROOT / f"gatebench-{hashlib.sha256(str(tmp).encode()).hexdigest()[:16]}"
+
+
+def drop_worker_tmp(cell: Path) -> None:
+    """Remove a short TMPDIR that lives outside the cell (its tmp/ goes with the cell)."""
+    tmp = worker_tmp(cell)
+    if tmp.parent == SHORT_TMP_ROOT:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def git_dirs(bench: Path) -> list[Path]:
@@ -79,26 +114,100 @@ def git_dirs(bench: Path) -> list[Path]:
 
 
 def python_env(python: str) -> Path | None:
-    """The venv (or prefix) the tests' interpreter lives in, to give back to the agent for reading."""
+    """The venv the interpreter lives in (its `pyvenv.cfg` folder), if it is one."""
     p = Path(python)
     venv = p.parent.parent
     return venv if (venv / "pyvenv.cfg").is_file() else None
 
 
-def read_rules(sp: SealPaths, *, guard: bool = False) -> tuple[list[str], list[str]]:
-    """(denyRead, allowRead) as absolute paths: the longest matching prefix wins.
+_PATHS_CODE = ("import json, os, sys; print(json.dumps([sys.prefix, sys.exec_prefix, sys.base_prefix, "
+               "sys.base_exec_prefix, os.path.dirname(os.path.realpath(sys.executable)), *sys.path]))")
 
-    The agent's temp dir is re-allowed for the guard only: the sandbox makes it writable by itself, and
-    naming it in allowRead re-binds it read-only (seen on 2.1.332: every Bash call then fails).
+
+def interpreter_paths(python: str) -> list[str]:
+    """What running `python` reads: its prefixes (the venv, the base Python: binary, libpython, stdlib), the
+    folder of its real binary and its import path, as that interpreter reports them (`-I`: no user site, no
+    PYTHONPATH, no cwd). Asked once per interpreter and process (a matrix preps every cell with the same one);
+    this very interpreter answers for itself, without its own path (which holds the cwd and whatever its
+    caller added): its site-packages instead."""
+    if os.path.realpath(python) == os.path.realpath(sys.executable) and python_env(python) == python_env(
+            sys.executable):
+        import site
+
+        return list(dict.fromkeys([sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix,
+                                   os.path.dirname(os.path.realpath(sys.executable)), *site.getsitepackages()]))
+    try:
+        st = os.stat(python)
+        stamp = f"{st.st_ino}:{st.st_mtime_ns}"
+    except OSError:
+        stamp = "-"
+    return list(_interpreter_paths(python, stamp))
+
+
+@functools.lru_cache(maxsize=16)
+def _interpreter_paths(python: str, _stamp: str) -> tuple[str, ...]:
+    found: list[str] = []
+    try:
+        r = subprocess.run([python, "-I", "-c", _PATHS_CODE], capture_output=True, text=True, timeout=60, cwd="/",
+                           stdin=subprocess.DEVNULL)
+        data = json.loads(r.stdout) if r.returncode == 0 else []
+        found = [x for x in data if isinstance(x, str) and x]
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        pass
+    env = python_env(python)  # even when the interpreter would not say: its venv at least
+    return tuple(dict.fromkeys([*([str(env)] if env else []), *found]))
+
+
+def package_checkout() -> list[Path]:
+    """This gatebench's own checkout when it is one (it ships hidden/ and reference/), and its git dirs: as
+    private as the bench home, which GATEBENCH_HOME may put elsewhere. An installed package (site-packages) is
+    not a checkout."""
+    root = package_parent()
+    if (root / "hidden").is_dir() or (root / "reference").is_dir():
+        return [root, *git_dirs(root)]
+    return []
+
+
+def _spellings(paths) -> list[str]:
+    """Each path absolute and normalized, and with its links resolved when that differs (the sandbox binds real
+    paths; a guard checks a path as given and resolved)."""
+    out: list[str] = []
+    for p in paths:
+        a = os.path.normpath(os.path.abspath(p))
+        out += [a, os.path.realpath(a)]
+    return list(dict.fromkeys(out))
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def private_paths(sp: SealPaths) -> list[str]:
+    """Everything of the bench the agent must not read, wherever it lives."""
+    return _spellings([sp.bench, *(sp.bench / d for d in PRIVATE), *git_dirs(sp.bench), *package_checkout(),
+                       *sp.also_private, sp.cell])
+
+
+def read_rules(sp: SealPaths, *, guard: bool = False) -> tuple[list[str], list[str]]:
+    """(denyRead, allowRead) as absolute paths: the longest matching prefix wins (checked on 2.1.332 for the
+    sandbox, whatever the order: a denied folder inside an allowed one stays hidden).
+
+    allowRead holds what the agent needs and a denied folder holds: the work copy, and each path the tests'
+    interpreter reads, unless that path is or holds something denied (the gatebench venv's editable install
+    names the checkout itself; a Python whose prefix is /tmp gets its lib folders, not /tmp). The agent's temp
+    dir is re-allowed for the guard only: the sandbox makes it writable by itself, and naming it in allowRead
+    re-binds it read-only (seen on 2.1.332: every Bash call then fails).
     """
-    deny = [sp.bench, *(sp.bench / d for d in PRIVATE), *git_dirs(sp.bench), *sp.also_private, sp.cell, Path("/tmp"),
-            Path("/var/tmp")]
-    allow = [sp.repo, *sp.readable, *([sp.agent_tmp] if guard else [])]
-    env = python_env(sp.python)
-    if env is not None:
-        allow.append(env)
-    norm = lambda ps: list(dict.fromkeys(os.path.normpath(os.path.abspath(p)) for p in ps))  # noqa: E731
-    return norm(deny), norm(allow)
+    deny = [*private_paths(sp), *_spellings(TEMP_ROOTS)]
+    allow = _spellings([sp.repo, *sp.readable])
+    for p in _spellings(interpreter_paths(sp.python)):
+        hidden = any(_under(p, d) for d in deny)
+        holds_private = any(_under(d, p) for d in deny)
+        if hidden and not holds_private and not any(_under(p, a) for a in allow):
+            allow.append(p)
+    if guard:
+        allow += _spellings([sp.agent_tmp])
+    return deny, list(dict.fromkeys(allow))
 
 
 def settings_files(sp: SealPaths) -> list[str]:
@@ -107,12 +216,21 @@ def settings_files(sp: SealPaths) -> list[str]:
             str(sp.home / ".claude" / "settings.json"), str(sp.home / ".claude" / "settings.local.json")]
 
 
+# What the Bash sandbox keeps read-only at the root of the work copy although the cwd is writable (measured on
+# 2.1.332): files git, a shell or Claude Code would read from there outside the sandbox (`core.fsmonitor` in
+# .git/config, a hook in .git/hooks run by `git worktree add`). The guard holds the file tools to the same list.
+SANDBOX_READ_ONLY_FILES = (".git/config", ".gitmodules", ".gitconfig", ".bashrc", ".bash_profile", ".zshrc",
+                           ".zprofile", ".profile", ".ripgreprc", ".mcp.json")
+SANDBOX_READ_ONLY_DIRS = (".claude", ".git/hooks", ".git/worktrees", ".vscode", ".idea")
+
+
 def policy(sp: SealPaths) -> dict:
     deny, allow = read_rules(sp, guard=True)
     return {"v": SEAL_VERSION, "read_deny": deny, "read_allow": allow,
-            "write": [str(sp.repo), str(sp.agent_tmp)], "never_write": settings_files(sp),
+            "write": [str(sp.repo), str(sp.agent_tmp)],
+            "never_write": [*settings_files(sp), *(str(sp.repo / f) for f in SANDBOX_READ_ONLY_FILES)],
             # Claude Code reads hooks, skills and agents from the work copy's .claude/: none may be added.
-            "never_write_under": [str(sp.repo / ".claude")]}
+            "never_write_under": [str(sp.repo / d) for d in SANDBOX_READ_ONLY_DIRS]}
 
 
 def deny_rules(sp: SealPaths) -> list[str]:
@@ -121,13 +239,17 @@ def deny_rules(sp: SealPaths) -> list[str]:
     Claude Code also turns Edit(...) rules into the sandbox's denyWrite and Read(...) into denyRead, so the
     cell's tmp is not named here: the agent's own temp dir is inside it and would turn read-only.
     """
+    benches = [sp.bench, *package_checkout()[:1]]
+    folders = [*(b / d for b in benches for d in PRIVATE if d != "runs"), sp.state, sp.home]
+    # A folder that holds the work copy cannot be named: a deny rule wins over every allow (a source repository
+    # with the runs folder inside it); the sandbox and the guard still hide it, longest prefix first.
+    folders += [p for p in sp.also_private if not _under(os.path.abspath(sp.repo), os.path.abspath(p))]
     rules = []
-    for p in [*(sp.bench / d for d in PRIVATE if d != "runs"), sp.state, sp.home]:
-        a = os.path.abspath(p)
-        rules += [f"Read(/{a}/**)", f"Edit(/{a}/**)"]
+    for p in dict.fromkeys(os.path.abspath(p) for p in folders):
+        rules += [f"Read(/{p}/**)", f"Edit(/{p}/**)"]
     rules += [f"Edit(/{f})" for f in settings_files(sp)]
     rules.append(f"Edit(/{os.path.abspath(sp.repo / '.claude')}/**)")
-    return rules
+    return [*rules, *DENIED_TOOLS]
 
 
 def guard_command(python: str, policy_path: Path) -> str:
@@ -147,7 +269,7 @@ def seal_settings(current: dict, sp: SealPaths, guard_python: str) -> dict:
     hooks = dict(out.get("hooks") or {})
     entry = {"type": "command", "command": guard_command(guard_python, sp.state / POLICY_FILE),
              "timeout": GUARD_TIMEOUT_S}
-    groups = [g for g in hooks.get("PreToolUse", []) if GUARD_SCRIPT not in json.dumps(g)]
+    groups = [g for g in hooks.get("PreToolUse", []) if not guard_scripts([g])]
     hooks["PreToolUse"] = [*groups, {"matcher": FILE_TOOLS, "hooks": [entry]}]
     out["hooks"] = hooks
     return out
@@ -158,24 +280,53 @@ def write_policy(sp: SealPaths, state_now: Path) -> None:
     (state_now / POLICY_FILE).write_text(json.dumps(policy(sp), indent=1) + "\n")
 
 
+def guard_scripts(groups: list) -> list[str]:
+    """The guard scripts named by PreToolUse hook groups (the argument of a command that ends in seal_guard.py)."""
+    out = []
+    for g in groups:
+        for h in (g.get("hooks") or []) if isinstance(g, dict) else []:
+            command = h.get("command") if isinstance(h, dict) else None
+            try:
+                words = shlex.split(command) if isinstance(command, str) else []
+            except ValueError:
+                continue
+            out += [w for w in words if os.path.basename(w) == GUARD_NAME]
+    return out
+
+
+def file_digest(path: str) -> str | None:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
 def cell_problem(cell: Path) -> str | None:
-    """None if prep wrote the seal into this cell, else what is missing (a cell from before the seal, or edited)."""
+    """None if prep wrote the seal into this cell, else what is missing (a cell from before the seal, or edited).
+
+    The guard is known by what it is, not where: a script whose bytes are this gatebench's guard. Another copy
+    of the same gatebench (a bench home that is a second checkout) prepares cells this one may run.
+    """
     try:
         settings = json.loads((Path(cell) / "repo" / ".claude" / "settings.json").read_text())
         box = settings.get("sandbox") or {}
-        guard = any(GUARD_SCRIPT in json.dumps(g) for g in (settings.get("hooks") or {}).get("PreToolUse", []))
+        scripts = guard_scripts((settings.get("hooks") or {}).get("PreToolUse", []))
     except (OSError, ValueError, AttributeError) as e:
         return f"its settings cannot be read ({e})"
     if not (box.get("enabled") is True and box.get("allowUnsandboxedCommands") is False
             and box.get("failIfUnavailable") is True and (box.get("filesystem") or {}).get("denyRead")):
         return "its .claude/settings.json has no sandbox settings"
-    if not guard or not (Path(cell) / "state" / POLICY_FILE).is_file():
+    if not scripts or not (Path(cell) / "state" / POLICY_FILE).is_file():
         return "its file-tool guard is missing"
+    ours = file_digest(GUARD_SCRIPT)
+    if not any(file_digest(p) == ours for p in scripts):
+        return (f"its file-tool guard ({', '.join(scripts)}) is not this gatebench's {GUARD_SCRIPT} (its bytes differ, "
+                "or it is gone)")
     return None
 
 
 def worker_env(cell: Path, sealed: bool, path: str | None = None) -> dict[str, str]:
-    """What every worker adds to the CLI's environment: a per-cell TMPDIR (see SealPaths.tmp), and, sealed, a PATH
+    """What every worker adds to the CLI's environment: a per-cell TMPDIR (worker_tmp), and, sealed, a PATH
     whose first entry holds an `npm` that answers `npm root -g` at once.
 
     Why: with the sandbox on, Claude Code 2.1.332 runs `npm root -g` synchronously at start (looking for a
@@ -184,13 +335,15 @@ def worker_env(cell: Path, sealed: bool, path: str | None = None) -> dict[str, s
     global folders, so the empty answer loses nothing; any other npm command goes to the real npm. The shim
     lives in the cell's tmp/, which the sandbox hides, so the agent's own `npm` is the real one.
     """
-    tmp = Path(cell) / "tmp"
-    tmp.mkdir(exist_ok=True)
+    own = Path(cell) / "tmp"
+    own.mkdir(exist_ok=True)
+    tmp = worker_tmp(cell)
+    tmp.mkdir(mode=0o700, exist_ok=True)
     path = os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin") if path is None else path
     real = shutil.which("npm", path=path)
     if not sealed or real is None:
         return {"TMPDIR": str(tmp)}
-    shim = tmp / "gatebench-bin"
+    shim = own / "gatebench-bin"
     shim.mkdir(exist_ok=True)
     npm = shim / "npm"
     npm.write_text('#!/bin/sh\nif [ "$1" = root ] && [ "$2" = -g ] && [ "$#" = 2 ]; then exit 0; fi\n'
@@ -214,9 +367,11 @@ PWNED = "GATEBENCH-SEAL-PROBE-PWNED"
 def _probe_layout(root: Path) -> tuple[SealPaths, dict[str, Path]]:
     bench = root / "bench"
     cell = bench / "runs" / "probe" / "cells" / "c" / "P" / "r0"
+    source = root / "source"  # the repository an imported task came from
     sp = SealPaths(bench=bench, cell=cell, repo=cell / "repo", state=cell / "state", home=cell / "home",
-                   python=sys.executable)
+                   python=sys.executable, also_private=(source,))
     secrets = {"hidden": bench / "hidden" / "P" / "test_secret.py", "reference": bench / "reference" / "P" / "mod.py",
+               "source": source / ".git" / "fix.patch",
                "other_cell": bench / "runs" / "probe" / "cells" / "c" / "P" / "r1" / "repo" / "mod.py",
                "state": sp.state / "config.json", "hook_tmp": sp.tmp / "oracle-copy" / "test_secret.py"}
     for p in secrets.values():
@@ -245,7 +400,7 @@ def _probe_script(sp: SealPaths) -> tuple[dict, dict[str, Path]]:
     env_json = json.dumps({"env": {"PYTHONPATH": str(r), "PYTEST_PLUGINS": "evil"}})
     turns = [
         bash(f"cat {b}/h*/P/*.py > {r}/leak_glob.txt; cat {b}/runs/*/cells/*/*/r1/repo/* > {r}/leak_cell.txt; "
-             f"cat {sp.cell}/t*/*/*.py > {r}/leak_tmp.txt; true"),
+             f"cat {sp.cell}/t*/*/*.py > {r}/leak_tmp.txt; cat {b.parent}/sou*/.git/* > {r}/leak_source.txt; true"),
         bash(f"python3 -c \"import glob; print([open(p).read() for p in glob.glob('{b}/hid*/*/*')"
              f" + glob.glob('{b}/ref*/*/*')])\" > {r}/leak_pyglob.txt; true"),
         bash(f"ln -s {b}/hidden/P/test_secret.py {r}/link_hidden.py; ln -s ../../../../../../../reference {r}/link_ref; "

@@ -61,7 +61,8 @@ def decide(event: dict, policy: dict) -> str | None:
             continue
         for p in _spellings(raw, cwd):
             if tool in WRITE_TOOLS and not writable(p, policy):
-                return f"sealed cell: {tool} may only write inside the work copy or its temp dir, not {p}"
+                return (f"sealed cell: {tool} may not write {p} (only the work copy or its temp dir, and there "
+                        "never the settings, .claude/, .git/config or .git/hooks/)")
             if not readable(p, policy):
                 return f"sealed cell: {p} is outside what this agent may read"
     return None

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-HELP = "score a run cell: final oracle, metrics, hook events, leak and tamper scans -> result.json"
+HELP = ("score a run cell: final oracle, metrics, hook events, leak and tamper scans -> result.json (exit 1: it "
+        "could not score the cell, and result.json is an infra_error record naming why)")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -18,7 +19,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from gatebench.bench.cell import find_cell
-    from gatebench.bench.finalize import finalize
+    from gatebench.bench.finalize import FINALIZE_FAILED, finalize
     from gatebench.errors import UsageError
 
     cell = find_cell(args.cell)
@@ -30,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(summary_line(rec.model_dump(mode="json")))
         print(f"  record: {cell.result}")
-    return 0
+    return 1 if (rec.error or "").startswith(FINALIZE_FAILED) else 0  # the record says why it could not score
 
 
 def summary_line(r: dict) -> str:

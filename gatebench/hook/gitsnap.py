@@ -11,6 +11,12 @@ One stop = `git ls-files -o` (new files, under the gate's own ignore globs only)
 run side by side, `git update-index --add` for the new files, and `git write-tree` only when the
 index file changed. `.gitignore` files do not count (SPEC.md section 5): an ignore rule is written
 by the agent as easily as a test is, so it hides nothing; this is also what the walker sees.
+
+Locks: a snapshot holds `gatebench.lock` (flock) in the private git dir, and every git it starts inherits it,
+so the lock is free only once no git of gatebench's runs there. A git lock file (`index.lock`) found while
+holding it was left by a git that died (killed at the stop's deadline, or with its hook by Claude Code): it
+is removed, with a note in `errors`. A git past the deadline is killed, and so is every other git the
+snapshot started; their lock files go at once.
 """
 
 from __future__ import annotations
@@ -47,7 +53,8 @@ CONFIG = """[core]
 [gc]
 \tauto = 0
 """
-LOCK_STALE_S = 30  # no git call of a stop holds the index lock this long
+LOCK = "gatebench.lock"  # flock of whoever runs git in the private git dir (see the module doc)
+LOCK_WAIT_S = 60.0  # without a deadline (finalize, review), how long another snapshot's gits are waited for
 _NOT_REGULAR = b": can only add regular files, symbolic links or git-directories"
 
 
@@ -94,12 +101,38 @@ def _spawn(args: list[str], env: dict, cwd: str, data: bytes | None, tag: str) -
         actions.append((os.POSIX_SPAWN_OPEN, 0, stem + ".in", os.O_RDONLY, 0))
     else:
         actions.append((os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0))
-    return os.posix_spawnp("git", ["git", "-C", cwd, *args], env, file_actions=actions), stem
+    pid = os.posix_spawnp("git", ["git", "-C", cwd, *args], env, file_actions=actions)
+    _live[pid] = stem
+    return pid, stem
 
 
 # The hook's deadline while `current` runs (None: unbounded). A git past it is killed and the stop is
 # decided by on_error (snapshot.OutOfTime), never left to Claude Code's own hook timeout.
 _deadline: float | None = None
+_live: dict[int, str] = {}  # pid -> output file stem of every git started and not yet reaped
+
+
+def _drop_files(stem: str) -> None:
+    for ext in (".out", ".err", ".in"):
+        try:
+            os.remove(stem + ext)
+        except FileNotFoundError:
+            pass
+
+
+def _kill_live() -> None:
+    """Kill and reap every git this process started and has not reaped (a deadline, an error between two)."""
+    for pid, stem in list(_live.items()):
+        try:
+            os.kill(pid, 9)
+        except ProcessLookupError:
+            pass
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+        _live.pop(pid, None)
+        _drop_files(stem)
 
 
 def _reap(pid: int, stem: str) -> tuple[int, bytes, bytes]:
@@ -111,17 +144,12 @@ def _reap(pid: int, stem: str) -> tuple[int, bytes, bytes]:
             if got:
                 break
             if time.monotonic() > _deadline:
-                os.kill(pid, 9)
-                os.waitpid(pid, 0)
-                for ext in (".out", ".err", ".in"):
-                    try:
-                        os.remove(stem + ext)
-                    except FileNotFoundError:
-                        pass
+                _kill_live()  # this git and any other of the snapshot: `current` then drops their locks
                 from gatebench.hook.snapshot import OutOfTime
 
                 raise OutOfTime("the stop's time budget ran out while git was snapshotting the work tree")
             time.sleep(0.002)
+    _live.pop(pid, None)
     out = []
     for ext in (".out", ".err", ".in"):
         try:
@@ -272,38 +300,77 @@ def _nested_files(work: str, rel_dir: bytes, ignore_match) -> list[bytes]:
     return out
 
 
-def _wait_for_lock(index: str) -> None:
-    """A hook killed inside `git add` (Claude Code's timeout) leaves index.lock: every later stop would fail."""
-    lock = index + ".lock"
-    for _ in range(50):
+def _stale_locks(git_dir: str) -> list[str]:
+    """git's own lock files in the private git dir (index.lock; our flock file is not one)."""
+    try:
+        names = os.listdir(git_dir)
+    except OSError:
+        return []
+    return [n for n in names if n.endswith(".lock") and n != LOCK]
+
+
+def _drop_stale_locks(git_dir: str) -> list[str]:
+    """Remove git lock files; only ever called while holding LOCK, when no git of ours can be running here."""
+    notes = []
+    for name in _stale_locks(git_dir):
         try:
-            age = time.time() - os.stat(lock).st_mtime
+            os.remove(os.path.join(git_dir, name))
+            notes.append(f"recovered: removed a stale {name} in the private git dir (left by a git that was killed)")
         except FileNotFoundError:
-            return
-        if age > LOCK_STALE_S:
-            try:
-                os.remove(lock)
-            except FileNotFoundError:
-                pass
-            return
-        time.sleep(0.1)  # another hook of this state dir (a parallel session) is updating the index
+            pass
+    return notes
+
+
+def _hold(git_dir: str) -> int:
+    """Take LOCK (waiting for another snapshot's gits) and return its fd, inheritable so every git started
+    while it is held holds it too. Raises OutOfTime past the deadline, GitError past LOCK_WAIT_S without one."""
+    import fcntl
+
+    fd = os.open(os.path.join(git_dir, LOCK), os.O_RDWR | os.O_CREAT, 0o600)
+    give_up = _deadline if _deadline is not None else time.monotonic() + LOCK_WAIT_S
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            if time.monotonic() > give_up:
+                os.close(fd)
+                if _deadline is not None:
+                    from gatebench.hook.snapshot import OutOfTime
+
+                    raise OutOfTime("the stop's time budget ran out waiting for another snapshot's git")
+                raise GitError(f"{git_dir} is still locked by another snapshot's git after {LOCK_WAIT_S:g} s")
+            time.sleep(0.01)
+    os.set_inheritable(fd, True)
+    return fd
 
 
 def current(work: str, git_dir: str, ignore_match=None, deadline: float | None = None) -> GitWalk:
     """Bring the private index up to date with the work tree and return its tree. Raises
-    snapshot.OutOfTime past `deadline` (a git still running then is killed)."""
+    snapshot.OutOfTime past `deadline` (every git still running then is killed)."""
     global _deadline
     _deadline = deadline
+    fd = None
     try:
-        return _current(work, git_dir, ignore_match)
+        fd = _hold(git_dir)
+        notes = _drop_stale_locks(git_dir)
+        try:
+            walk = _current(work, git_dir, ignore_match)
+        except BaseException:
+            _kill_live()
+            _drop_stale_locks(git_dir)  # what the gits killed just now held: the next call finds none
+            raise
+        walk.errors[:0] = notes
+        return walk
     finally:
         _deadline = None
+        if fd is not None:
+            os.close(fd)
 
 
 def _current(work: str, git_dir: str, ignore_match=None) -> GitWalk:
     env = _env(git_dir, work)
     index = os.path.join(git_dir, "index")
-    _wait_for_lock(index)
     exclude = os.path.join(git_dir, "info", EXCLUDE)
     errors: list[str] = []
     # Both read the index; `add -u` replaces it atomically, so they can run side by side.

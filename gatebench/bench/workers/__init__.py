@@ -124,6 +124,10 @@ def _run_locked(name: str, cell: CellPaths, meta: CellMeta, opts: WorkerOptions,
     except KeyboardInterrupt:
         interrupted = True
         info = {"rc": None, "killed": "interrupted", "error": None}
+    finally:
+        from gatebench.bench.seal import drop_worker_tmp
+
+        drop_worker_tmp(cell.root)  # everything the attempt started is gone by now
     write_json_atomic(cell.meta, meta.model_dump(mode="json"))
     record = {"v": WORKER_FILE_VERSION, "worker": name, "started_at": started, "finished_at": now_iso(),
               "options": asdict(opts) | {"extra_env": sorted(opts.extra_env)}, **info}
