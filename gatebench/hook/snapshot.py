@@ -20,6 +20,7 @@ import stat
 import time
 
 from gatebench.hook import jsonfast
+from gatebench.hook.filekind import kind_of, open_regular
 from gatebench.hook.globs import GlobSet
 from gatebench.hook.util import write_atomic
 
@@ -54,14 +55,6 @@ def shown(name: str) -> str:
         return name.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def kind_of(mode: int) -> str:
-    for test, what in ((stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"), (stat.S_ISFIFO, "FIFO"),
-                       (stat.S_ISSOCK, "socket")):
-        if test(mode):
-            return what
-    return "special file"
-
-
 class Walk:
     __slots__ = ("cache", "errors", "hashed", "manifest", "special")
 
@@ -72,17 +65,6 @@ class Walk:
         self.hashed = hashed  # files actually read this time
         self.errors = errors
         self.special = special or []  # "<path> (<kind>)" of devices, FIFOs and sockets skipped (shown names)
-
-
-def open_regular(path: str) -> int:
-    """An fd on `path` if it is a regular file. O_NONBLOCK|O_NOFOLLOW: a FIFO or symlink swapped in since
-    the stat neither blocks nor is followed, and fstat refuses anything that is not a regular file."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
-        os.close(fd)
-        raise OSError(0, f"a {kind_of(st.st_mode)}, not a regular file")
-    return fd
 
 
 def _hash_file(path: str, deadline: float | None = None) -> str:
