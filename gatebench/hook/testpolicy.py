@@ -521,7 +521,7 @@ def _read_current(path: str, mode: int) -> bytes:
     """A file's content; a symlink as its target (never followed: it may point anywhere)."""
     import stat
 
-    from gatebench.hook.snapshot import open_regular
+    from gatebench.hook.filekind import open_regular
 
     if stat.S_ISLNK(mode):
         return b"symlink:" + os.fsencode(os.readlink(path))
