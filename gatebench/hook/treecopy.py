@@ -93,32 +93,42 @@ def copy_tree(
     res = Copied()
     os.makedirs(dst, exist_ok=True)
     if paths is not None:
-        made: set[str] = set()
-        for rel in paths:
-            _check(deadline)
-            s, d = os.path.join(src, rel), os.path.join(dst, rel)
-            parent = os.path.dirname(d)
-            if parent not in made:
-                os.makedirs(parent, exist_ok=True)
-                made.add(parent)
-            try:
-                st = os.lstat(s)
-                if stat.S_ISDIR(st.st_mode):
-                    res.skipped.append(f"{rel} (directory)")
-                    continue
-                _copy_one(s, d, rel, st, res, deadline, mode)
-            except CopyDeadline:
-                raise
-            except OSError as err:
-                res.errors.append(f"cannot copy {rel}: {err.strerror or err}")
-        return res
+        _copy_paths(src, dst, paths, res, deadline, mode)
+    else:
+        _copy_all(src, dst, ignore, res, deadline, mode)
+    return res
+
+
+def _copy_paths(src: str, dst: str, paths: Iterable[str], res: Copied, deadline: float | None,
+                mode: int | None) -> None:
+    made: set[str] = set()
+    for rel in paths:
+        _check(deadline)
+        s, d = os.path.join(src, rel), os.path.join(dst, rel)
+        parent = os.path.dirname(d)
+        if parent not in made:
+            os.makedirs(parent, exist_ok=True)
+            made.add(parent)
+        try:
+            st = os.lstat(s)
+            if stat.S_ISDIR(st.st_mode):
+                res.skipped.append(f"{rel} (directory)")
+                continue
+            _copy_one(s, d, rel, st, res, deadline, mode)
+        except CopyDeadline:
+            raise
+        except OSError as err:
+            res.errors.append(f"cannot copy {rel}: {err.strerror or err}")
+
+
+def _copy_all(src: str, dst: str, ignore: Callable[[str, list[str]], set[str]] | None, res: Copied,
+              deadline: float | None, mode: int | None) -> None:
     stack = [("", src, dst)]
     while stack:
         rel_dir, s_dir, d_dir = stack.pop()
         with os.scandir(s_dir) as it:
             entries = list(it)
-        names = [e.name for e in entries]
-        left_out = ignore(s_dir, names) if ignore else set()
+        left_out = ignore(s_dir, [e.name for e in entries]) if ignore else set()
         for e in entries:
             _check(deadline)
             if e.name in left_out:
@@ -135,4 +145,3 @@ def copy_tree(
                 raise
             except OSError as err:
                 res.errors.append(f"cannot copy {rel}: {err.strerror or err}")
-    return res
