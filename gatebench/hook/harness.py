@@ -1,26 +1,27 @@
 """The test harness around agent code is the baseline's, never the agent's (stdlib only).
 
 Harness files decide *how* tests run rather than what the code does: pytest configuration
-(pytest.ini, tox.ini, setup.cfg, pyproject.toml), every conftest.py, modules that shadow pytest or
+(pytestconfig.NAMES), every conftest.py, modules that shadow pytest or
 the standard library from an import root (a root `pytest.py`, `_pytest/`, `json.py`, ...), `.pth`
 files, `sitecustomize`/`usercustomize`, package metadata that registers pytest plugins
 (`*.dist-info`, `*.egg-info`), and plugin modules the baseline's configuration names.
 
 `restore(copy, base)` makes a copy's harness equal to the baseline's (created files removed,
-changed or deleted ones put back) and returns what it did: each action is a tamper finding.
+changed or deleted ones put back) and returns what it did: each action is a tamper finding. A config
+file pytest shares with other tools is judged by what pytest reads from it (`pytestconfig.py`).
 """
 
 from __future__ import annotations
 
 import ast
-import configparser
 import os
 import re
 import shutil
 import sys
 
-# pytest 9 reads pytest.toml and .pytest.toml before every other file (closed.PYTEST_CONFIGS has its order).
-CONFIG_FILES = ("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml")
+from gatebench.hook import pytestconfig
+
+CONFIG_FILES = pytestconfig.NAMES
 # Imported by `python -m pytest` before any test: shadowing one from the copy root hijacks the run.
 PYTEST_MODULES = ("pytest", "_pytest", "py", "pluggy", "iniconfig", "packaging", "exceptiongroup", "tomli",
                   "colorama", "attr", "attrs")
@@ -188,10 +189,10 @@ def _remove(path: str) -> None:
 def _same_harness(rel: str, a: bytes | None, b: bytes | None) -> bool:
     if a == b:
         return True
-    if rel.rsplit("/", 1)[-1] in ("setup.cfg", "tox.ini", "pyproject.toml"):
-        # Agents edit these files' other sections legitimately; only what pytest reads counts.
-        return _pytest_section(rel, a) == _pytest_section(rel, b)
-    return False
+    name = rel.rsplit("/", 1)[-1]
+    # Agents edit these files' other sections legitimately; only what pytest reads counts. Every other
+    # harness file (a dedicated pytest config included) is the baseline's byte for byte.
+    return name in pytestconfig.SHARED and pytestconfig.same(name, a, b)
 
 
 def _in(rel: str, folder: str | None) -> bool:
@@ -236,27 +237,6 @@ def restore(copy: str, base: Baseline, skip: str | None = None, dry_run: bool = 
             actions.append({"path": rel, "action": "restored",
                             "why": f"deleted by the agent: {is_harness(rel, plugins, own)}"})
     return actions
-
-
-def _pytest_section(rel: str, data: bytes | None) -> object:
-    """The part of a config file pytest reads; the whole text when it cannot be parsed."""
-    if data is None:
-        return None
-    text = data.decode("utf-8", "replace")
-    name = rel.rsplit("/", 1)[-1]
-    try:
-        if name == "pyproject.toml":
-            import tomllib
-
-            return tomllib.loads(text).get("tool", {}).get("pytest")
-        section = {"setup.cfg": "tool:pytest", "tox.ini": "pytest"}.get(name)
-        if section is None:
-            return text
-        cp = configparser.RawConfigParser(strict=False)
-        cp.read_string(text)
-        return dict(cp.items(section)) if cp.has_section(section) else None
-    except Exception:  # an unparsable config is judged by its whole text
-        return text
 
 
 # Names only pytest's own machinery uses: package code that mentions them reaches into the test run

@@ -264,70 +264,91 @@ class _Walker:
         expr = assertion(st)
         if expr is not None:
             self.check(expr, guards, env, "assert" if isinstance(st, ast.Assert) else "call")
-            return
-        if isinstance(st, (ast.Import, ast.ImportFrom, ast.Pass, ast.FunctionDef, ast.AsyncFunctionDef,
-                           ast.ClassDef, ast.Return)):
-            return
-        if isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant):
-            return  # a docstring
-        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
-            name = st.targets[0].id
-            value = subst(st.value, env)
-            if name in self.single and not guards:
-                env[name] = value  # it lives on in the checks that use it
-            else:
-                self.setup(st.value, guards, env)
-            return
-        if isinstance(st, ast.For) and not st.orelse:
-            names, items = _names(st.target), _literal_items(st.iter, self.consts)
-            if names is not None and items is not None and len(items) <= MAX_CASES:
-                for item in items:
-                    bound = _bind(names, subst(item, env))
-                    if bound is None:
-                        break
-                    outer = self.case
-                    self.case = " ".join(filter(None, (outer, text(item))))
-                    self.walk(st.body, {**env, **bound}, guards)
-                    self.case = outer
-                else:
-                    return
-        if isinstance(st, (ast.With, ast.AsyncWith)):
-            inner, consumed = guards, set()
-            for item in st.items:
-                name = call_name(item.context_expr) if isinstance(item.context_expr, ast.Call) else ""
-                if name in TRANSPARENT_WITH:
-                    continue
-                ctx_text = ast.dump(subst(item.context_expr, env))
-                if name in RAISES:
-                    for sub in st.body:  # what must raise is itself checked
-                        if not isinstance(sub, ast.Expr) or assertion(sub) is not None:
-                            continue
-                        ctx_call = item.context_expr
-                        assert isinstance(ctx_call, ast.Call)
-                        raised = ast.Call(func=ast.Name(id="raises", ctx=ast.Load()), args=list(ctx_call.args),
-                                          keywords=[k for k in ctx_call.keywords if k.arg != "msg"])
-                        self.check(ast.Tuple(elts=[raised, sub.value]), inner, env, "call")
-                        consumed.add(id(sub))
-                inner = (*inner, "with " + ctx_text)
-            self.walk([sub for sub in st.body if id(sub) not in consumed], env, inner)
-            return
+        elif _inert(st):
+            pass
+        elif isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+            self.assign(st, st.targets[0].id, env, guards)
+        elif isinstance(st, ast.For) and not st.orelse and self.unrolled(st, env, guards):
+            pass
+        elif isinstance(st, (ast.With, ast.AsyncWith)):
+            self.with_block(st, env, guards)
+        elif not self.compound(st, env, guards):
+            self.setup(st.value if isinstance(st, ast.Expr) else st, guards, env)
+
+    def assign(self, st: ast.Assign, name: str, env: dict, guards: tuple) -> None:
+        value = subst(st.value, env)
+        if name in self.single and not guards:
+            env[name] = value  # it lives on in the checks that use it
+        else:
+            self.setup(st.value, guards, env)
+
+    def unrolled(self, st: ast.For, env: dict, guards: tuple) -> bool:
+        """Walk a `for` over a literal table once per row; False when it is not one (then it is walked as
+        written, after the rows already walked when a row does not unpack)."""
+        names, items = _names(st.target), _literal_items(st.iter, self.consts)
+        if names is None or items is None or len(items) > MAX_CASES:
+            return False
+        for item in items:
+            bound = _bind(names, subst(item, env))
+            if bound is None:
+                return False
+            outer = self.case
+            self.case = " ".join(filter(None, (outer, text(item))))
+            self.walk(st.body, {**env, **bound}, guards)
+            self.case = outer
+        return True
+
+    def with_block(self, st: ast.With | ast.AsyncWith, env: dict, guards: tuple) -> None:
+        inner, consumed = guards, set()
+        for item in st.items:
+            name = call_name(item.context_expr) if isinstance(item.context_expr, ast.Call) else ""
+            if name in TRANSPARENT_WITH:
+                continue
+            ctx_text = ast.dump(subst(item.context_expr, env))
+            if name in RAISES:
+                consumed |= self.raised(item.context_expr, st.body, env, inner)
+            inner = (*inner, "with " + ctx_text)
+        self.walk([sub for sub in st.body if id(sub) not in consumed], env, inner)
+
+    def raised(self, ctx_call: ast.expr, body: list, env: dict, guards: tuple) -> set[int]:
+        """What must raise under a `raises` block is itself checked; returns the statements so consumed."""
+        assert isinstance(ctx_call, ast.Call)
+        consumed = set()
+        for sub in body:
+            if not isinstance(sub, ast.Expr) or assertion(sub) is not None:
+                continue
+            raised = ast.Call(func=ast.Name(id="raises", ctx=ast.Load()), args=list(ctx_call.args),
+                              keywords=[k for k in ctx_call.keywords if k.arg != "msg"])
+            self.check(ast.Tuple(elts=[raised, sub.value]), guards, env, "call")
+            consumed.add(id(sub))
+        return consumed
+
+    def compound(self, st: ast.stmt, env: dict, guards: tuple) -> bool:
+        """Walk each body of a compound statement under its header; False for a simple statement."""
         bodies = [f for f in ("body", "orelse", "finalbody", "handlers", "cases") if getattr(st, f, None)]
-        if bodies:
-            head = copy.copy(st)
-            for f in bodies:
-                setattr(head, f, [])
-            head_dump = ast.dump(subst(head, env))
-            for f in bodies:
-                kids = getattr(st, f)
-                for kid in kids:
-                    if isinstance(kid, (ast.ExceptHandler, ast.match_case)):
-                        h = copy.copy(kid)
-                        h.body = []
-                        self.walk(kid.body, env, (*guards, f"{head_dump}|{f}|{ast.dump(h)}"))
-                    else:
-                        self.statement(kid, env, (*guards, f"{head_dump}|{f}"))
-            return
-        self.setup(st.value if isinstance(st, ast.Expr) else st, guards, env)
+        if not bodies:
+            return False
+        head = copy.copy(st)
+        for f in bodies:
+            setattr(head, f, [])
+        head_dump = ast.dump(subst(head, env))
+        for f in bodies:
+            for kid in getattr(st, f):
+                if isinstance(kid, (ast.ExceptHandler, ast.match_case)):
+                    h = copy.copy(kid)
+                    h.body = []
+                    self.walk(kid.body, env, (*guards, f"{head_dump}|{f}|{ast.dump(h)}"))
+                else:
+                    self.statement(kid, env, (*guards, f"{head_dump}|{f}"))
+        return True
+
+
+def _inert(st: ast.stmt) -> bool:
+    """Statements that neither check nor set up: imports, `pass`, nested definitions, `return`, docstrings."""
+    if isinstance(st, (ast.Import, ast.ImportFrom, ast.Pass, ast.FunctionDef, ast.AsyncFunctionDef,
+                       ast.ClassDef, ast.Return)):
+        return True
+    return isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant)
 
 
 def is_def(node: ast.AST) -> bool:

@@ -20,6 +20,7 @@ import stat
 import time
 
 from gatebench.hook import jsonfast
+from gatebench.hook.filekind import kind_of, open_regular
 from gatebench.hook.globs import GlobSet
 from gatebench.hook.util import write_atomic
 
@@ -54,14 +55,6 @@ def shown(name: str) -> str:
         return name.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def kind_of(mode: int) -> str:
-    for test, what in ((stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"), (stat.S_ISFIFO, "FIFO"),
-                       (stat.S_ISSOCK, "socket")):
-        if test(mode):
-            return what
-    return "special file"
-
-
 class Walk:
     __slots__ = ("cache", "errors", "hashed", "manifest", "special")
 
@@ -72,17 +65,6 @@ class Walk:
         self.hashed = hashed  # files actually read this time
         self.errors = errors
         self.special = special or []  # "<path> (<kind>)" of devices, FIFOs and sockets skipped (shown names)
-
-
-def open_regular(path: str) -> int:
-    """An fd on `path` if it is a regular file. O_NONBLOCK|O_NOFOLLOW: a FIFO or symlink swapped in since
-    the stat neither blocks nor is followed, and fstat refuses anything that is not a regular file."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
-        os.close(fd)
-        raise OSError(0, f"a {kind_of(st.st_mode)}, not a regular file")
-    return fd
 
 
 def _hash_file(path: str, deadline: float | None = None) -> str:
@@ -109,68 +91,75 @@ def walk(root: str, ignore: GlobSet, cache: dict | None = None, cache_time_ns: i
 
     Raises OutOfTime once time.monotonic() passes `deadline` (None: no bound).
     """
+    out = Walk({}, {}, 0, [], [])
     cache = cache or {}
-    manifest: Manifest = {}
-    new_cache: dict = {}
-    errors: list[str] = []
-    special: list[str] = []
-    clock = time.monotonic
-    seen = 0
-    hashed = 0
     trusted_before = cache_time_ns - RACY_NS
-    ignored, prunes = ignore.match_visited, ignore.prunes
-    S_ISREG, S_ISLNK = stat.S_ISREG, stat.S_ISLNK
+    seen = 0
     stack = [("", root)]
     while stack:
         rel_dir, abs_dir = stack.pop()
         try:
             it = os.scandir(abs_dir)
         except OSError as e:
-            errors.append(f"cannot list {shown(rel_dir) or '.'}: {e.strerror}")
+            out.errors.append(f"cannot list {shown(rel_dir) or '.'}: {e.strerror}")
             continue
         with it:
-            for entry in it:
-                seen += 1
-                if deadline is not None and not seen & 255 and clock() > deadline:
-                    raise OutOfTime(f"the time budget ran out walking the work tree ({seen} entries seen)",
-                                    new_cache)
-                name = entry.name
-                rel = rel_dir + name
-                try:
-                    if entry.is_dir(follow_symlinks=False):  # from d_type: no stat call
-                        if not prunes(rel):
-                            stack.append((rel + "/", entry.path))
-                        continue
-                    if ignored(rel, name):
-                        continue
-                    st = entry.stat(follow_symlinks=False)
-                except OSError as e:
-                    errors.append(f"cannot stat {shown(rel)}: {e.strerror}")
-                    continue
-                mode = st.st_mode
-                if not (S_ISREG(mode) or S_ISLNK(mode)):
-                    special.append(f"{shown(rel)} ({kind_of(mode)})")
-                    errors.append(f"skipped {kind_of(mode)} {shown(rel)}: only regular files and symlinks are read")
-                    continue
-                mtime, size = st.st_mtime_ns, st.st_size
-                c = cache.get(rel)
-                if c is not None and c[0] == mtime and c[1] == size and c[2] == st.st_ino and c[4] == mode \
-                        and mtime < trusted_before:
-                    manifest[rel] = [c[3], size, mode]
-                    new_cache[rel] = c  # unchanged: keep the cached record as it is
-                    continue
-                try:
-                    sha = _hash_link(entry.path) if S_ISLNK(mode) else _hash_file(entry.path, deadline)
-                except OutOfTime as e:
-                    e.cache = new_cache
-                    raise
-                except OSError as e:
-                    errors.append(f"cannot read {shown(rel)}: {e.strerror}")
-                    continue
-                hashed += 1
-                manifest[rel] = [sha, size, mode]
-                new_cache[rel] = (mtime, size, st.st_ino, sha, mode)
-    return Walk(manifest, new_cache, hashed, errors, sorted(special))
+            seen = _scan(it, rel_dir, stack, out, ignore, cache, trusted_before, deadline, seen)
+    out.special.sort()
+    return out
+
+
+def _scan(entries, rel_dir: str, stack: list, out: Walk, ignore: GlobSet, cache: dict, trusted_before: int,
+          deadline: float | None, seen: int) -> int:
+    """One folder of the walk into `out`: subfolders onto `stack`, each file from the cache or hashed.
+    Returns the entries seen so far (the deadline is looked at every 256)."""
+    ignored, prunes, clock = ignore.match_visited, ignore.prunes, time.monotonic
+    S_ISREG, S_ISLNK = stat.S_ISREG, stat.S_ISLNK
+    manifest, new_cache = out.manifest, out.cache
+    for entry in entries:
+        seen += 1
+        if deadline is not None and not seen & 255 and clock() > deadline:
+            raise OutOfTime(f"the time budget ran out walking the work tree ({seen} entries seen)", new_cache)
+        name = entry.name
+        rel = rel_dir + name
+        try:
+            if entry.is_dir(follow_symlinks=False):  # from d_type: no stat call
+                if not prunes(rel):
+                    stack.append((rel + "/", entry.path))
+                continue
+            if ignored(rel, name):
+                continue
+            st = entry.stat(follow_symlinks=False)
+        except OSError as e:
+            out.errors.append(f"cannot stat {shown(rel)}: {e.strerror}")
+            continue
+        mode = st.st_mode
+        if not (S_ISREG(mode) or S_ISLNK(mode)):
+            out.special.append(f"{shown(rel)} ({kind_of(mode)})")
+            out.errors.append(f"skipped {kind_of(mode)} {shown(rel)}: only regular files and symlinks are read")
+            continue
+        c = cache.get(rel)
+        if c is not None and c[0] == st.st_mtime_ns and c[1] == st.st_size and c[2] == st.st_ino and c[4] == mode \
+                and st.st_mtime_ns < trusted_before:
+            manifest[rel] = [c[3], st.st_size, mode]
+            new_cache[rel] = c  # unchanged: keep the cached record as it is
+            continue
+        _hash_entry(entry.path, rel, st, out, deadline)
+    return seen
+
+
+def _hash_entry(path: str, rel: str, st: os.stat_result, out: Walk, deadline: float | None) -> None:
+    try:
+        sha = _hash_link(path) if stat.S_ISLNK(st.st_mode) else _hash_file(path, deadline)
+    except OutOfTime as e:
+        e.cache = out.cache
+        raise
+    except OSError as e:
+        out.errors.append(f"cannot read {shown(rel)}: {e.strerror}")
+        return
+    out.hashed += 1
+    out.manifest[rel] = [sha, st.st_size, st.st_mode]
+    out.cache[rel] = (st.st_mtime_ns, st.st_size, st.st_ino, sha, st.st_mode)
 
 
 def tree_hash(manifest: Manifest) -> str:

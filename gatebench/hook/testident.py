@@ -30,97 +30,111 @@ def _common_prefix(a: str, b: str) -> int:
     return n
 
 
-def match(old: dict[str, dict], new: dict[str, dict]) -> dict:
-    """{"findings", "moved": {old "path::id": [new ids]}, "new_tests": [ids], "kept": [old ids]}."""
-    pool: dict[str, set] = {}  # check key -> current tests that enforce it
-    skipped: dict[str, list] = {}  # check key -> [(test, markers)] where it does not run
-    setup_keys: dict[str, set] = {}  # setup key -> current tests that hold it
-    by_name: dict[str, set] = {}  # test id -> current tests of that id, in any file
-    for path, tests in new.items():
-        for tid, t in tests.items():
-            for c in t.checks:
-                if t.markers:
-                    skipped.setdefault(c[0], []).append((f"{path}::{tid}", set(t.markers)))
-                else:
-                    pool.setdefault(c[0], set()).add(f"{path}::{tid}")
-            for s in t.setup:
-                setup_keys.setdefault(s[0], set()).add(f"{path}::{tid}")
-            by_name.setdefault(tid, set()).add(f"{path}::{tid}")
-    old_keys = {c[0] for tests in old.values() for t in tests.values() for c in t.checks}
-    gained: dict[str, list] = {}  # shape -> [(check, test)] of enforced checks the baseline lacked
-    gained_bare: dict[str, list] = {}
-    for path, tests in new.items():
-        for tid, t in tests.items():
+class _Current:
+    """The current tests, indexed by what a baseline test is looked up by: `pool` check key -> tests that
+    enforce it, `skipped` check key -> [(test, markers)] where it does not run, `setup` setup key -> tests,
+    `by_name` test id -> tests of that id in any file, `gained`/`gained_bare` shape / bare check ->
+    [(check, test)] of enforced checks the baseline lacked."""
+
+    __slots__ = ("by_name", "gained", "gained_bare", "pool", "setup", "skipped")
+
+    def __init__(self, new: dict[str, dict], old_keys: set) -> None:
+        self.pool: dict[str, set] = {}
+        self.skipped: dict[str, list] = {}
+        self.setup: dict[str, set] = {}
+        self.by_name: dict[str, set] = {}
+        self.gained: dict[str, list] = {}
+        self.gained_bare: dict[str, list] = {}
+        for path, tests in new.items():
+            for tid, t in tests.items():
+                self.add(f"{path}::{tid}", tid, t, old_keys)
+
+    def add(self, where: str, tid: str, t, old_keys: set) -> None:
+        for c in t.checks:
             if t.markers:
+                self.skipped.setdefault(c[0], []).append((where, set(t.markers)))
                 continue
-            for c in t.checks:
-                if c[0] not in old_keys:
-                    gained.setdefault(c[1], []).append((c, f"{path}::{tid}"))
-                    gained_bare.setdefault(c[4], []).append((c, f"{path}::{tid}"))
+            self.pool.setdefault(c[0], set()).add(where)
+            if c[0] not in old_keys:
+                self.gained.setdefault(c[1], []).append((c, where))
+                self.gained_bare.setdefault(c[4], []).append((c, where))
+        for s in t.setup:
+            self.setup.setdefault(s[0], set()).add(where)
+        self.by_name.setdefault(tid, set()).add(where)
+
+
+def match(old: dict[str, dict], new: dict[str, dict]) -> dict:
+    """{"findings", "moved": {old "path::id": [new ids]}, "new_tests": [ids]}."""
+    old_keys = {c[0] for tests in old.values() for t in tests.values() for c in t.checks}
+    cur = _Current(new, old_keys)
     findings: list[dict] = []
     moved: dict[str, list] = {}
     for path, tests in sorted(old.items()):
         for tid, t in tests.items():
             now = new.get(path, {}).get(tid)
-            if now is not None and now.source == t.source and now.markers == t.markers:
-                continue
-            findings += _compare(path, tid, t, now, pool, skipped, setup_keys, gained, gained_bare, moved,
-                                 by_name.get(tid, set()))
-    new_tests = []
-    for path, tests in sorted(new.items()):
-        for tid, t in tests.items():
-            if tid in old.get(path, {}) or any(c[0] in old_keys for c in t.checks):
-                continue
-            new_tests.append(f"{path}::{tid}")
-            if t.markers:
-                findings.append(finding("new_test_not_run", path, tid,
-                                        "it cannot run: " + ", ".join(f"`{m}`" for m in dict.fromkeys(t.markers))))
-    return {"findings": findings, "moved": moved, "new_tests": new_tests}
+            if now is None or now.source != t.source or now.markers != t.markers:
+                findings += _compare(path, tid, t, now, cur, moved)
+    fresh = [(path, tid, t) for path, tests in sorted(new.items()) for tid, t in tests.items()
+             if tid not in old.get(path, {}) and not any(c[0] in old_keys for c in t.checks)]
+    findings += [finding("new_test_not_run", path, tid, "it cannot run: " + ", ".join(
+        f"`{m}`" for m in dict.fromkeys(t.markers))) for path, tid, t in fresh if t.markers]
+    return {"findings": findings, "moved": moved, "new_tests": [f"{path}::{tid}" for path, tid, _t in fresh]}
 
 
-def _compare(path, tid, t, now, pool, skipped, setup_keys, gained, gained_bare, moved, namesakes) -> list[dict]:
+def _compare(path: str, tid: str, t, now, cur: _Current, moved: dict) -> list[dict]:
+    here = f"{path}::{tid}"
+    lineage, lost, now_skipped = _survivors(t, cur)
+    if now is not None:
+        lineage.add(here)
+    if not lineage:  # no check survives: a test of the same name, or holding its setup, is its heir
+        lineage = set(cur.by_name.get(tid, set())) or {w for s in t.setup for w in cur.setup.get(s[0], ())}
     out: list[dict] = []
+    new_marks = _new_marks(t, now, now_skipped)
+    if new_marks:
+        out.append(finding("skip_added", path, tid, "now cannot run: " + ", ".join(f"`{m}`" for m in new_marks)))
+    if now is None and not (lineage - {here}):
+        return out + ([_removed(path, tid, t)] if t.checks or t.setup else [])
+    if now is None:
+        moved[here] = sorted(lineage)
+    used: set[int] = set()
+    out += [_lost(path, tid, c, cur.gained, cur.gained_bare, used) for c in lost]
+    out += [finding("test_changed", path, tid, f"`{shown}` is gone") for key, shown in t.setup if key not in cur.setup]
+    return out
+
+
+def _survivors(t, cur: _Current) -> tuple[set[str], list, list]:
+    """(current tests that hold a check of `t`, its checks held nowhere, (check, first skipped holder) of
+    its checks held only where they do not run under markers `t` lacks)."""
     lineage: set[str] = set()
     lost, now_skipped = [], []
     mine = set(t.markers)
     for c in t.checks:
-        if c[0] in pool:
-            lineage |= pool[c[0]]
+        if c[0] in cur.pool:
+            lineage |= cur.pool[c[0]]
             continue
-        hits = skipped.get(c[0])
-        if hits:
-            lineage |= {h[0] for h in hits}
-            if not any(h[1] <= mine for h in hits):
-                now_skipped.append((c, hits[0]))
+        hits = cur.skipped.get(c[0])
+        if not hits:
+            lost.append(c)
             continue
-        lost.append(c)
-    if now is not None:
-        lineage.add(f"{path}::{tid}")
-    lost_setup = [s for s in t.setup if s[0] not in setup_keys]
-    if not lineage:  # no check survives: a test of the same name, or holding its setup, is its heir
-        lineage = set(namesakes) or {w for s in t.setup for w in setup_keys.get(s[0], ())}
-    new_marks: list[str] = []
-    if now is not None and set(now.markers) - mine:
-        new_marks = sorted(set(now.markers) - mine)
+        lineage |= {h[0] for h in hits}
+        if not any(h[1] <= mine for h in hits):
+            now_skipped.append((c, hits[0]))
+    return lineage, lost, now_skipped
+
+
+def _new_marks(t, now, now_skipped: list) -> list[str]:
+    mine = set(t.markers)
+    new_marks = sorted(set(now.markers) - mine) if now is not None else []
     for _c, (_where, marks) in now_skipped:
         new_marks += [m for m in sorted(marks - mine) if m not in new_marks]
-    if new_marks:
-        out.append(finding("skip_added", path, tid, "now cannot run: " + ", ".join(f"`{m}`" for m in new_marks)))
-    if now is None and not (lineage - {f"{path}::{tid}"}):
-        if t.checks or t.setup:
-            shown = [f"`{c[2]}`" for c in t.checks[:MAX_SHOWN_CHECKS]]
-            more = len(t.checks) - len(shown)
-            out.append(finding("test_removed", path, tid, ("it checked " + "; ".join(shown) + (
-                f" and {more} more" if more > 0 else "")) if shown else ""))
-        return out
-    if now is None:
-        moved[f"{path}::{tid}"] = sorted(lineage)
-    used: set[int] = set()
-    for c in lost:
-        out.append(_lost(path, tid, c, gained, gained_bare, used))
-    for _key, shown in lost_setup:
-        out.append(finding("test_changed", path, tid, f"`{shown}` is gone"))
-    return out
+    return new_marks
+
+
+def _removed(path: str, tid: str, t) -> dict:
+    shown = [f"`{c[2]}`" for c in t.checks[:MAX_SHOWN_CHECKS]]
+    more = len(t.checks) - len(shown)
+    return finding("test_removed", path, tid, ("it checked " + "; ".join(shown) + (
+        f" and {more} more" if more > 0 else "")) if shown else "")
 
 
 def _case(c) -> str:

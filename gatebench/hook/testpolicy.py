@@ -26,7 +26,7 @@ import json
 import os
 import re
 
-from gatebench.hook import jschecks, pychecks, testident
+from gatebench.hook import jschecks, pychecks, pytestconfig, testident
 from gatebench.hook.testident import finding
 
 TYPE_CHECKING = False  # importing typing costs the hook's stops; only type checkers need these names
@@ -34,8 +34,7 @@ if TYPE_CHECKING:
     from typing import TypeGuard
 
 TEST_DIRS = {"tests", "test", "testing"}
-INI_SECTIONS = {"pytest.ini": "pytest", ".pytest.ini": "pytest", "tox.ini": "pytest", "setup.cfg": "tool:pytest"}
-HARNESS_NAMES = {*INI_SECTIONS, "pyproject.toml", "conftest.py"}
+HARNESS_NAMES = {*pytestconfig.NAMES, "conftest.py"}
 ASSERT_CALL_PREFIXES = ("assert", "fail")
 RAISES_NAMES = {"raises", "warns", "deprecated_call", "assertRaises", "assertRaisesRegex", "assertWarns",
                 "assertWarnsRegex", "assertLogs"}
@@ -277,31 +276,14 @@ def conftest_hooks(path: str, old_tree: ast.Module | None, new_src: str) -> list
 # --- pytest configuration files ----------------------------------------------------------------
 
 def pytest_options(rel: str, data: bytes | None) -> dict | None:
-    """The pytest section of an ini/cfg/toml file as a dict, None when it has none."""
+    """What pytest reads from a config file (`pytestconfig.options`), None when it reads nothing; a file
+    pytest refuses is `{"(unparsable)": its text}`."""
     if data is None:
         return None
-    base = rel.rsplit("/", 1)[-1]
-    text = data.decode("utf-8", "replace")
-    if base == "pyproject.toml":
-        import tomllib
-
-        try:
-            tool = tomllib.loads(text).get("tool", {})
-        except (tomllib.TOMLDecodeError, AttributeError):
-            return {"(unparsable)": text}
-        section = tool.get("pytest") if isinstance(tool, dict) else None
-        return section if isinstance(section, dict) and section else None
-    import configparser
-
-    parser = configparser.RawConfigParser()
     try:
-        parser.read_string(text)
-    except configparser.Error:
-        return {"(unparsable)": text}
-    name = INI_SECTIONS.get(base, "pytest")
-    if base == "pytest.ini" and not parser.has_section(name):
-        return {}  # a pytest.ini makes its folder pytest's rootdir even when empty
-    return dict(parser.items(name)) if parser.has_section(name) else None
+        return pytestconfig.options(rel.rsplit("/", 1)[-1], data)
+    except pytestconfig.Unparsable:
+        return {"(unparsable)": data.decode("utf-8", "replace")}
 
 
 def compare_config(path: str, old: bytes | None, new: bytes | None) -> list[dict]:
@@ -488,7 +470,7 @@ def analyse(changes: list[tuple[str, bytes | None, bytes | None]]) -> dict:
         if shadows_runner(rel) and new is not None:
             if old != new:
                 out.append(finding("harness_changed", rel, "", "shadows the test runner or runs at interpreter start"))
-        elif base in INI_SECTIONS or base == "pyproject.toml":
+        elif base in pytestconfig.NAMES:
             out += compare_config(rel, old, new)
         elif rel.endswith(".py"):
             out += python_file(rel, old, new, sides)
@@ -539,7 +521,7 @@ def _read_current(path: str, mode: int) -> bytes:
     """A file's content; a symlink as its target (never followed: it may point anywhere)."""
     import stat
 
-    from gatebench.hook.snapshot import open_regular
+    from gatebench.hook.filekind import open_regular
 
     if stat.S_ISLNK(mode):
         return b"symlink:" + os.fsencode(os.readlink(path))

@@ -51,39 +51,50 @@ def compare(orig: list[dict] | None, now: list[dict] | None, moved: dict[str, li
         out["checked"] = "the runner wrote no report at this stop"
         return out
     now_index = _index(now)
-    heirs: dict[str, list[dict]] = {}
-    for old_id, new_ids in moved.items():
-        heirs[old_id] = [r for n in new_ids for r in _same(n, now_index)]
+    heirs = {old_id: [r for n in new_ids for r in _same(n, now_index)] for old_id, new_ids in moved.items()}
     if orig is not None:
-        for key, rs in _index(orig).items():
-            path, test = _split(key)
-            quiet = key in named or any(n.endswith("::" + test) for n in named)  # the source checks name it
-            current = now_index.get(key) or next((h for k, h in heirs.items() if _split(k)[1] == test and h), None)
-            was = {r["outcome"] for r in rs}
-            if current is None:
-                if was & set(RAN) and not quiet:
-                    out["findings"].append(finding("test_removed", path, test, "the runner no longer reports it"))
-                if "failed" in was:
-                    out["hidden"].append(key)
-                continue
-            is_ = {r["outcome"] for r in current}
-            if was & set(RAN) and not is_ & set(RAN) and not quiet:
-                out["findings"].append(finding("skip_added", path, test, "the runner now skips it"))
-            if "failed" in was and "failed" not in is_:
-                out["hidden"].append(key)
-        orig_keys = set(_index(orig))
-        for key, rs in now_index.items():
-            if key not in orig_keys and all(r["outcome"] == "skipped" for r in rs) and key not in named:
-                path, test = _split(key)
-                out["findings"].append(finding("new_test_not_run", path, test, "the runner skipped it"))
+        orig_index = _index(orig)
+        for key, rs in orig_index.items():
+            found, hidden = _followed(key, rs, now_index, heirs, named)
+            out["findings"] += found
+            out["hidden"] += [key] if hidden else []
+        out["findings"] += [finding("new_test_not_run", *_split(key), "the runner skipped it")
+                            for key, rs in now_index.items()
+                            if key not in orig_index and key not in named and _all_skipped(rs)]
     shown = {(f["path"], f["test"]) for f in out["findings"]}
+    out["findings"] += _new_not_run(new_tests, named, now_index, shown)
+    return out
+
+
+def _all_skipped(results: list[dict]) -> bool:
+    return all(r["outcome"] == "skipped" for r in results)
+
+
+def _followed(key: str, rs: list[dict], now_index: dict, heirs: dict, named: set[str]) -> tuple[list[dict], bool]:
+    """An original test's results followed to the current run (or to the tests that took its checks):
+    (findings, whether it failed in its original version and does not now)."""
+    path, test = _split(key)
+    quiet = key in named or any(n.endswith("::" + test) for n in named)  # the source checks name it
+    current = now_index.get(key) or next((h for k, h in heirs.items() if _split(k)[1] == test and h), None)
+    was = {r["outcome"] for r in rs}
+    ran = bool(was & set(RAN)) and not quiet
+    if current is None:
+        return [finding("test_removed", path, test, "the runner no longer reports it")] if ran else [], "failed" in was
+    is_ = {r["outcome"] for r in current}
+    found = [finding("skip_added", path, test, "the runner now skips it")] if ran and not is_ & set(RAN) else []
+    return found, "failed" in was and "failed" not in is_
+
+
+def _new_not_run(new_tests: list[str], named: set[str], now_index: dict, shown: set) -> list[dict]:
+    """New tests of the source checks that the runner never ran or skipped (unless already named)."""
+    out = []
     for sid in new_tests:
-        if sid in named:
-            continue
         path, test = _split(sid)
+        if sid in named or (path, test) in shown:
+            continue
         hits = _same(sid, now_index)
-        if not hits and (path, test) not in shown:
-            out["findings"].append(finding("new_test_not_run", path, test, "the runner never ran it (not collected)"))
-        elif hits and all(r["outcome"] == "skipped" for r in hits) and (path, test) not in shown:
-            out["findings"].append(finding("new_test_not_run", path, test, "the runner skipped it"))
+        if not hits:
+            out.append(finding("new_test_not_run", path, test, "the runner never ran it (not collected)"))
+        elif _all_skipped(hits):
+            out.append(finding("new_test_not_run", path, test, "the runner skipped it"))
     return out

@@ -2,9 +2,8 @@
 
 The one copy of an agent's work tree: the hidden oracle's copy, the tests gate's pristine copy and
 the reviewers' read-only copy all go through `copy_tree`. The agent controls what is in the tree,
-so: a device, FIFO or socket is never opened (reading a `mknod ... c 1 5` is reading /dev/zero
-until the disk is full; opening a FIFO blocks forever; opening some devices has side effects), it
-is skipped and reported; symlinks are copied as links, never followed; and the copy stops with
+so: a device, FIFO or socket is never opened (`filekind.py`), it is skipped and reported; symlinks
+are copied as links, never followed; and the copy stops with
 CopyDeadline once `deadline` (time.monotonic()) passes, even inside one huge file.
 """
 
@@ -15,17 +14,13 @@ import stat
 import time
 from collections.abc import Callable, Iterable
 
+from gatebench.hook.filekind import NotRegular, kind_of, open_regular_stat
+
 CHUNK = 1 << 20
 
 
 class CopyDeadline(OSError):
     """The copy ran out of time; what was copied so far is incomplete."""
-
-
-class NotRegular(OSError):
-    def __init__(self, kind: str):
-        super().__init__(f"a {kind}, not a regular file")
-        self.kind = kind
 
 
 class Copied:
@@ -38,14 +33,6 @@ class Copied:
         self.errors: list[str] = []  # files that could not be read (vanished, no permission)
 
 
-def kind_of(mode: int) -> str:
-    for test, name in ((stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"), (stat.S_ISFIFO, "FIFO"),
-                       (stat.S_ISSOCK, "socket"), (stat.S_ISDIR, "directory")):
-        if test(mode):
-            return name
-    return "special file"
-
-
 def _check(deadline: float | None) -> None:
     if deadline is not None and time.monotonic() > deadline:
         raise CopyDeadline("the copy ran out of time")
@@ -53,11 +40,8 @@ def _check(deadline: float | None) -> None:
 
 def copy_file(src: str, dst: str, deadline: float | None, mode: int | None = None) -> int:
     """Copy one regular file (refusing anything else, even if it became something else since a stat)."""
-    fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    fd, st = open_regular_stat(src)
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise NotRegular(kind_of(st.st_mode))
         out = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
         n = 0
         try:
@@ -109,32 +93,42 @@ def copy_tree(
     res = Copied()
     os.makedirs(dst, exist_ok=True)
     if paths is not None:
-        made: set[str] = set()
-        for rel in paths:
-            _check(deadline)
-            s, d = os.path.join(src, rel), os.path.join(dst, rel)
-            parent = os.path.dirname(d)
-            if parent not in made:
-                os.makedirs(parent, exist_ok=True)
-                made.add(parent)
-            try:
-                st = os.lstat(s)
-                if stat.S_ISDIR(st.st_mode):
-                    res.skipped.append(f"{rel} (directory)")
-                    continue
-                _copy_one(s, d, rel, st, res, deadline, mode)
-            except CopyDeadline:
-                raise
-            except OSError as err:
-                res.errors.append(f"cannot copy {rel}: {err.strerror or err}")
-        return res
+        _copy_paths(src, dst, paths, res, deadline, mode)
+    else:
+        _copy_all(src, dst, ignore, res, deadline, mode)
+    return res
+
+
+def _copy_paths(src: str, dst: str, paths: Iterable[str], res: Copied, deadline: float | None,
+                mode: int | None) -> None:
+    made: set[str] = set()
+    for rel in paths:
+        _check(deadline)
+        s, d = os.path.join(src, rel), os.path.join(dst, rel)
+        parent = os.path.dirname(d)
+        if parent not in made:
+            os.makedirs(parent, exist_ok=True)
+            made.add(parent)
+        try:
+            st = os.lstat(s)
+            if stat.S_ISDIR(st.st_mode):
+                res.skipped.append(f"{rel} (directory)")
+                continue
+            _copy_one(s, d, rel, st, res, deadline, mode)
+        except CopyDeadline:
+            raise
+        except OSError as err:
+            res.errors.append(f"cannot copy {rel}: {err.strerror or err}")
+
+
+def _copy_all(src: str, dst: str, ignore: Callable[[str, list[str]], set[str]] | None, res: Copied,
+              deadline: float | None, mode: int | None) -> None:
     stack = [("", src, dst)]
     while stack:
         rel_dir, s_dir, d_dir = stack.pop()
         with os.scandir(s_dir) as it:
             entries = list(it)
-        names = [e.name for e in entries]
-        left_out = ignore(s_dir, names) if ignore else set()
+        left_out = ignore(s_dir, [e.name for e in entries]) if ignore else set()
         for e in entries:
             _check(deadline)
             if e.name in left_out:
@@ -151,4 +145,3 @@ def copy_tree(
                 raise
             except OSError as err:
                 res.errors.append(f"cannot copy {rel}: {err.strerror or err}")
-    return res
