@@ -336,10 +336,10 @@ def _run_closed(args: list[str], *, copy: str, out: str, hdir: str, python: str,
     code = stream.finished_exit
     if res.integrity:
         res.fail(f"the run's reports disagree: {res.integrity[0]}")
+    elif code == 5 or (not res.outcomes and code in (0, 1, 2)):  # 5: pytest's own "no tests collected"
+        res.fail(f"the oracle collected no tests (exit {code}): {tail}")
     elif code not in (0, 1, 2):  # 2: collection errors, the code's fault
         res.fail(f"pytest exited {code}: {tail}")
-    elif not res.outcomes:
-        res.fail(f"the oracle collected no tests (exit {code}): {tail}")
     elif code != 0 and all(v == "passed" for v in res.outcomes.values()) and not stream.collect_errors:
         res.fail(f"pytest exited {code} though every test passed (report forged?)")
     return res
