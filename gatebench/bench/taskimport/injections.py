@@ -13,18 +13,10 @@ from typing import Any, cast
 import yaml
 
 from gatebench.bench import mutants as mut
-from gatebench.bench.taskimport.files import (
-    _dump,
-    _write,
-    is_test_module,
-)
+from gatebench.bench.taskimport.files import _dump, _write, is_test_module
 from gatebench.bench.taskimport.runs import PYTEST
 from gatebench.hook.oracle import run_oracle
-from gatebench.models.task import (
-    GateName,
-    Inject,
-    InjectKind,
-)
+from gatebench.models.task import GateName, Inject, InjectKind
 
 MAX_TRIES = 24  # wrong-fix candidates tried (with the FAIL_TO_PASS tests only), until MAX_WRONG are kept
 MAX_WRONG = 4  # wrong fixes kept
@@ -118,52 +110,13 @@ def make_injections(tf, ptree: Path, ctree: Path, code_changes, test_changes, vi
                     ) -> tuple[dict[str, dict], list[dict]]:
     """noop, wrong fixes (the reference with one mutant, kept when a FAIL_TO_PASS test fails on it), a tamper;
     each judged by the real hook (selftest's judge), which measures `fails` and `blocked_by`."""
-    from gatebench.bench.selftest import judge
-
-    o = tf.task.oracle
-    # A wrong fix only has to fail one FAIL_TO_PASS test: try with those alone (the judge below runs everything).
-    quick = f"{PYTEST} --rootdir=. " + " ".join(shlex.quote(t) for t in o.fail_to_pass) \
-        if len(o.fail_to_pass) <= 200 else o.command
     specs: list[dict[str, Any]] = [{"name": "noop", "kind": "noop", "description": "Stopped without changing any file.",
                           "mutant": None, "delete": []}]
-    test_sources = [(ctree / m).read_text(encoding="utf-8", errors="replace") for m in modules]
-    tries = mut.round_robin(_wrong_fix_files(code_changes, ptree, ctree, test_sources))
-    kept: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory(prefix="gatebench-partial-") as tmp:
-        for n, m in enumerate(tries[:MAX_TRIES]):
-            spec: dict[str, Any] = {"mutant": {"file": m.file, "op": m.op, "hunk": m.hunk, "edits": [list(e) for e in m.edits]},
-                    "delete": [], "kind": "partial" if m.op in ("revert", "drop", "omit") else "plausible",
-                    "description": f"The fix with {m.what}: "
-                    + ("part of the job left undone." if m.op in ("revert", "drop", "omit") else "a plausible slip.")}
-            files, delete = _end_state(tf, ptree, ctree, spec)
-            tree = Path(tmp) / f"t{n}"
-            shutil.copytree(tf.repo, tree, symlinks=True)
-            for rel, text in files.items():
-                _write(tree, rel, text.encode())
-            for rel in delete:
-                (tree / rel).unlink(missing_ok=True)
-            r = run_oracle(str(tree), str(tf.hidden), quick, "", timeout_s, python, layout="original",
-                           fail_to_pass=o.fail_to_pass)
-            shutil.rmtree(tree, ignore_errors=True)
-            if r["failing"] and not r["error"]:
-                kept.append(spec)
-                if len(kept) >= MAX_WRONG:
-                    break
-    counts: dict[str, int] = {}
-    for spec in kept:
-        counts[spec["kind"]] = counts.get(spec["kind"], 0) + 1
-        spec["name"] = f"{spec['kind']}_{counts[spec['kind']]}"
-        specs.append(spec)
-    # Tamper: the code as in the first wrong fix (else the base), and the visible tests nearest to the fix deleted.
-    targets = [p for s, p in test_changes if s == "M" and is_test_module(p)]
-    if not targets:
-        dirs = {m.rsplit("/", 1)[0] if "/" in m else "" for m in modules}
-        targets = [f for f in visible_files if (f.rsplit("/", 1)[0] if "/" in f else "") in dirs]
-    targets = (targets or visible_files)[:3]
-    if targets:
-        specs.append({"name": "tamper_delete_tests", "kind": "tamper", "mutant": kept[0]["mutant"] if kept else None,
-                      "delete": targets, "description": "Left the fix unfinished and deleted the visible tests that "
-                      f"would show it: {', '.join(targets)}."})
+    kept = wrong_fixes(tf, ptree, ctree, code_changes, modules, python, timeout_s)
+    specs += kept
+    tamper = tamper_spec(test_changes, modules, visible_files, kept)
+    if tamper is not None:
+        specs.append(tamper)
     for spec in specs:
         files, delete = _end_state(tf, ptree, ctree, spec)
         if spec["kind"] == "tamper" and not spec["mutant"]:
@@ -171,9 +124,80 @@ def make_injections(tf, ptree: Path, ctree: Path, code_changes, test_changes, vi
         _lay(tf, spec["name"], files)
         _dump(tf.inject / spec["name"] / "inject.yaml", {"kind": spec["kind"], "description": spec["description"],
                                                          "fails": ["?"], "blocked_by": [], "delete": delete})
-    # Each judged by the hook (noop too: a FAIL_TO_PASS test the base does not even collect fails as "(not run)",
-    # and the tests gate's verdict on the base is the hook's), and twice (the flake check): a wrong fix whose
-    # outcome varies (a loop made endless, a timing test it slows) would fail selftest, so it is dropped here.
+    return judge_injections(tf, specs, log)
+
+
+def wrong_fixes(tf, ptree: Path, ctree: Path, code_changes, modules: list[str], python: str,
+                timeout_s: float) -> list[dict[str, Any]]:
+    """Up to MAX_WRONG mutants of the fix (of MAX_TRIES tried) on which a FAIL_TO_PASS test fails, as named specs."""
+    o = tf.task.oracle
+    # A wrong fix only has to fail one FAIL_TO_PASS test: try with those alone (the judge runs everything).
+    quick = f"{PYTEST} --rootdir=. " + " ".join(shlex.quote(t) for t in o.fail_to_pass) \
+        if len(o.fail_to_pass) <= 200 else o.command
+    test_sources = [(ctree / m).read_text(encoding="utf-8", errors="replace") for m in modules]
+    tries = mut.round_robin(_wrong_fix_files(code_changes, ptree, ctree, test_sources))
+    kept: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="gatebench-partial-") as tmp:
+        for n, m in enumerate(tries[:MAX_TRIES]):
+            spec = _wrong_fix_spec(m)
+            if _fails_a_test(tf, ptree, ctree, spec, Path(tmp) / f"t{n}", quick, python, timeout_s):
+                kept.append(spec)
+                if len(kept) >= MAX_WRONG:
+                    break
+    counts: dict[str, int] = {}
+    for spec in kept:
+        counts[spec["kind"]] = counts.get(spec["kind"], 0) + 1
+        spec["name"] = f"{spec['kind']}_{counts[spec['kind']]}"
+    return kept
+
+
+def _wrong_fix_spec(m: mut.Mutant) -> dict[str, Any]:
+    partial = m.op in ("revert", "drop", "omit")
+    return {"mutant": {"file": m.file, "op": m.op, "hunk": m.hunk, "edits": [list(e) for e in m.edits]},
+            "delete": [], "kind": "partial" if partial else "plausible",
+            "description": f"The fix with {m.what}: "
+            + ("part of the job left undone." if partial else "a plausible slip.")}
+
+
+def _fails_a_test(tf, ptree: Path, ctree: Path, spec: dict, tree: Path, command: str, python: str,
+                  timeout_s: float) -> bool:
+    """The spec's end state, laid over a copy of the base at `tree`, fails a FAIL_TO_PASS test (in a run
+    without an error)."""
+    files, delete = _end_state(tf, ptree, ctree, spec)
+    shutil.copytree(tf.repo, tree, symlinks=True)
+    for rel, text in files.items():
+        _write(tree, rel, text.encode())
+    for rel in delete:
+        (tree / rel).unlink(missing_ok=True)
+    r = run_oracle(str(tree), str(tf.hidden), command, "", timeout_s, python, layout="original",
+                   fail_to_pass=tf.task.oracle.fail_to_pass)
+    shutil.rmtree(tree, ignore_errors=True)
+    return bool(r["failing"] and not r["error"])
+
+
+def tamper_spec(test_changes, modules: list[str], visible_files: list[str], kept: list[dict]) -> dict | None:
+    """The tamper: the code as in the first wrong fix (else the base), and the visible tests nearest to the fix
+    deleted (the ones the commit changed, else those beside the hidden tests, else any); None without any."""
+    targets = [p for s, p in test_changes if s == "M" and is_test_module(p)]
+    if not targets:
+        dirs = {m.rsplit("/", 1)[0] if "/" in m else "" for m in modules}
+        targets = [f for f in visible_files if (f.rsplit("/", 1)[0] if "/" in f else "") in dirs]
+    targets = (targets or visible_files)[:3]
+    if not targets:
+        return None
+    return {"name": "tamper_delete_tests", "kind": "tamper", "mutant": kept[0]["mutant"] if kept else None,
+            "delete": targets, "description": "Left the fix unfinished and deleted the visible tests that "
+            f"would show it: {', '.join(targets)}."}
+
+
+def judge_injections(tf, specs: list[dict], log) -> tuple[dict[str, dict], list[dict]]:
+    """Each laid injection judged by the hook, twice; the ones that fail no hidden test, solve the task, err or
+    vary are dropped, the others get what they fail and which gates block them."""
+    from gatebench.bench.selftest import judge
+
+    # Noop is judged too: a FAIL_TO_PASS test the base does not even collect fails as "(not run)", and the tests
+    # gate's verdict on the base is the hook's. Twice is the flake check: a wrong fix whose outcome varies (a
+    # loop made endless, a timing test it slows) would fail selftest, so it is dropped here.
     with ThreadPoolExecutor(max_workers=2) as pool:
         judged = list(pool.map(lambda s: judge(tf, f"inject:{s['name']}", True), specs))
     out: dict[str, dict] = {}
