@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gatebench.bench.taskimport.files import (
-    changed_tests,
-)
+from gatebench.bench.taskimport.files import changed_tests
 from gatebench.bench.taskimport.runs import FIX_OPTIONS, _oracle, cpu_load, diagnose
 from gatebench.errors import UsageError
 
