@@ -6,9 +6,9 @@ from pathlib import Path
 
 from gatebench.bench.pythons import choose, this_version
 from gatebench.bench.taskenv import EnvInfo, dep_files, ensure_env, resolve
-from gatebench.bench.taskimport.files import _write
+from gatebench.bench.taskimport.files import write_file
 from gatebench.bench.taskimport.git import described_version
-from gatebench.bench.taskimport.runs import FIX_OPTIONS, _oracle, diagnose
+from gatebench.bench.taskimport.runs import FIX_OPTIONS, diagnose, oracle_run
 from gatebench.bench.testdeps import pkg_info_version, python_versions, vcs_versioned
 from gatebench.errors import UsageError
 from gatebench.models.task import TaskEnv
@@ -40,7 +40,7 @@ def environment(repo: Path, parent: str, ptree: Path, ctree: Path, hidden: Path,
                             f"{', '.join(res.dropped[:8])}")
         spec = TaskEnv(python=v, requirements=res.requirements, deps=dep_files(ptree), version=version, setup=setup)
         env = ensure_env(ptree, spec)
-        run = _oracle(ctree, hidden, command, env.python, timeout_s)
+        run = oracle_run(ctree, hidden, command, env.python, timeout_s)
         if run["tests"] and any(o == "passed" for o in run["tests"].values()):
             if tried:
                 warnings.append(f"python {v} chosen: {'; '.join(tried)}")
@@ -74,4 +74,4 @@ def lay_generated(generated: dict[str, bytes], ptree: Path, ctree: Path) -> None
     for rel, data in generated.items():
         for tree in (ptree, ctree):
             if not (tree / rel).exists():
-                _write(tree, rel, data)
+                write_file(tree, rel, data)

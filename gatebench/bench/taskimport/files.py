@@ -53,11 +53,11 @@ def tree_bytes(*dirs: Path) -> int:
     return sum(p.stat().st_size for d in dirs if d.exists() for p in d.rglob("*") if p.is_file())
 
 
-def _write(root: Path, rel: str, data: bytes) -> None:
+def write_file(root: Path, rel: str, data: bytes) -> None:
     (root / rel).parent.mkdir(parents=True, exist_ok=True)
     (root / rel).write_bytes(data)
 
 
-def _dump(path: Path, data: dict) -> None:
+def dump_yaml(path: Path, data: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump(data, sort_keys=False, width=110, allow_unicode=True))

@@ -13,7 +13,7 @@ from typing import Any, cast
 import yaml
 
 from gatebench.bench import mutants as mut
-from gatebench.bench.taskimport.files import _dump, _write, is_test_module
+from gatebench.bench.taskimport.files import dump_yaml, is_test_module, write_file
 from gatebench.bench.taskimport.runs import PYTEST
 from gatebench.hook.oracle import run_oracle
 from gatebench.models.task import GateName, Inject, InjectKind
@@ -89,7 +89,7 @@ def _end_state(tf, ptree: Path, ctree: Path, spec: dict) -> tuple[dict[str, str]
 def _lay(tf, name: str, files: dict[str, str]) -> None:
     d = tf.inject / name
     for rel, text in files.items():
-        _write(d / "files", rel, text.encode())
+        write_file(d / "files", rel, text.encode())
 
 
 def lay_injections(tf, ptree: Path, ctree: Path, specs: list[dict]) -> dict[str, dict]:
@@ -100,7 +100,7 @@ def lay_injections(tf, ptree: Path, ctree: Path, specs: list[dict]) -> dict[str,
         _lay(tf, spec["name"], files)
         inj = Inject(kind=spec["kind"], description=spec["description"], fails=spec["fails"],
                      blocked_by=spec["blocked_by"], delete=delete)
-        _dump(tf.inject / spec["name"] / "inject.yaml", inj.model_dump(mode="json"))
+        dump_yaml(tf.inject / spec["name"] / "inject.yaml", inj.model_dump(mode="json"))
         out[spec["name"]] = {"kind": spec["kind"], "fails": len(spec["fails"]), "blocked_by": spec["blocked_by"]}
     return out
 
@@ -122,7 +122,7 @@ def make_injections(tf, ptree: Path, ctree: Path, code_changes, test_changes, vi
         if spec["kind"] == "tamper" and not spec["mutant"]:
             files = {}
         _lay(tf, spec["name"], files)
-        _dump(tf.inject / spec["name"] / "inject.yaml", {"kind": spec["kind"], "description": spec["description"],
+        dump_yaml(tf.inject / spec["name"] / "inject.yaml", {"kind": spec["kind"], "description": spec["description"],
                                                          "fails": ["?"], "blocked_by": [], "delete": delete})
     return judge_injections(tf, specs, log)
 
@@ -166,7 +166,7 @@ def _fails_a_test(tf, ptree: Path, ctree: Path, spec: dict, tree: Path, command:
     files, delete = _end_state(tf, ptree, ctree, spec)
     shutil.copytree(tf.repo, tree, symlinks=True)
     for rel, text in files.items():
-        _write(tree, rel, text.encode())
+        write_file(tree, rel, text.encode())
     for rel in delete:
         (tree / rel).unlink(missing_ok=True)
     r = run_oracle(str(tree), str(tf.hidden), command, "", timeout_s, python, layout="original",
@@ -215,7 +215,7 @@ def judge_injections(tf, specs: list[dict], log) -> tuple[dict[str, dict], list[
         blocked: list[GateName] = [g for g in ("diff", "tests") if j.verdicts.get(g) == "block"] + ["oracle"]
         inj = Inject.model_validate({**yaml.safe_load((d / "inject.yaml").read_text()), "fails": fails,
                                      "blocked_by": blocked})
-        _dump(d / "inject.yaml", inj.model_dump(mode="json"))
+        dump_yaml(d / "inject.yaml", inj.model_dump(mode="json"))
         out[name] = {"kind": kind, "fails": len(fails), "blocked_by": blocked}
         recipe.append({**spec, "fails": fails, "blocked_by": blocked})
         log(f"injection {name}: fails {len(fails)}, blocked by {', '.join(blocked)}")

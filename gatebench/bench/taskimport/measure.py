@@ -5,18 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from gatebench.bench.taskimport.files import changed_tests
-from gatebench.bench.taskimport.runs import FIX_OPTIONS, _oracle, cpu_load, diagnose
+from gatebench.bench.taskimport.runs import FIX_OPTIONS, cpu_load, diagnose, oracle_run
 from gatebench.errors import UsageError
 
 
 def measure(ptree: Path, ctree: Path, hidden: Path, command: str, python: str, timeout_s: float, first: dict | None,
             excluded: list[str], sha: str, modules: list[str], log) -> tuple[list[str], list[str], list[str]]:
     """Step 2: parent twice, commit twice plus once under CPU load (the environment step's run is one)."""
-    parent_runs = [_oracle(ptree, hidden, command, python, timeout_s) for _ in range(2)]
-    commit_runs = [first or _oracle(ctree, hidden, command, python, timeout_s),
-                   _oracle(ctree, hidden, command, python, timeout_s)]
+    parent_runs = [oracle_run(ptree, hidden, command, python, timeout_s) for _ in range(2)]
+    commit_runs = [first or oracle_run(ctree, hidden, command, python, timeout_s),
+                   oracle_run(ctree, hidden, command, python, timeout_s)]
     with cpu_load(python):
-        commit_runs.append(_oracle(ctree, hidden, command, python, timeout_s))
+        commit_runs.append(oracle_run(ctree, hidden, command, python, timeout_s))
     for name, r in (("parent", parent_runs[0]), ("commit", commit_runs[0])):
         if r["error"] and not r["tests"]:
             out = diagnose(ptree if name == "parent" else ctree, command, python, timeout_s, hidden)
@@ -76,8 +76,8 @@ def prove_canaries(ctree: Path, ptree: Path, hidden: Path, command: str, python:
     from gatebench.bench import canaries as proof
 
     kw = {"fail_to_pass": f2p, "pass_to_pass": p2p}
-    ref = [_oracle(ctree, hidden, command, python, timeout_s, canaries=dict(o), **kw) for o in proof.PROOF_RUNS]
-    base = _oracle(ptree, hidden, command, python, timeout_s, canaries=dict(proof.OTHER_RUN), **kw)
+    ref = [oracle_run(ctree, hidden, command, python, timeout_s, canaries=dict(o), **kw) for o in proof.PROOF_RUNS]
+    base = oracle_run(ptree, hidden, command, python, timeout_s, canaries=dict(proof.OTHER_RUN), **kw)
     p = proof.prove(ref, {"the parent": base}, [])
     warnings += [f"canary proof: {m}" for m in p.problems]
     return sorted(p.failures)

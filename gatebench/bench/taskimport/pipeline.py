@@ -18,12 +18,12 @@ from gatebench.bench.taskenv import EnvInfo, ensure_env
 from gatebench.bench.taskimport.environment import environment
 from gatebench.bench.taskimport.files import (
     DEFAULT_TEST_GLOBS,
-    _dump,
-    _write,
+    dump_yaml,
     harness_files,
     is_test_module,
     split_changes,
     tree_bytes,
+    write_file,
 )
 from gatebench.bench.taskimport.git import changed_files, commit_message, export_tree, resolve_commit
 from gatebench.bench.taskimport.injections import lay_injections, make_injections
@@ -252,7 +252,7 @@ def fetch_commit(job: Job, c: Commit, staging: Path) -> Trees:
     for rel in hidden_files:
         src = ctree / rel if rel in test_paths else ptree / rel
         if src.is_file():
-            _write(hidden, rel, src.read_bytes())
+            write_file(hidden, rel, src.read_bytes())
     command = f"{PYTEST} --rootdir=. " + " ".join(sorted(c.modules))
     return Trees(staging, ptree, ctree, hidden, hidden_files, command)
 
@@ -302,7 +302,7 @@ def write_reference(job: Job, c: Commit, t: Trees) -> list[str]:
             except UnicodeDecodeError:  # end states are text (the sim agent writes them with Write)
                 job.warnings.append(f"the commit changes the binary file {rel}; the reference leaves it out")
                 continue
-            _write(reference, rel, data)
+            write_file(reference, rel, data)
             ref_files.append(rel)
     reference.mkdir(parents=True, exist_ok=True)
     return ref_files
@@ -370,7 +370,7 @@ def write_task(job: Job, c: Commit, t: Trees, b: Built, m: Measured, p: Prompt, 
     except ValidationError as e:
         where = {"prompt file": "--prompt-file", "recipe": "the recipe"}.get(p.source, "the imported task")
         raise UsageError(f"{where}: {describe(e)}") from None
-    _dump(t.staging / "tasks" / job.tid / "task.yaml",
+    dump_yaml(t.staging / "tasks" / job.tid / "task.yaml",
           task.model_dump(mode="json", exclude_none=True, exclude_defaults=False))
     return load_task(job.tid, t.staging)
 

@@ -19,7 +19,8 @@ FIX_OPTIONS = ("--python X.Y (another interpreter), --env 'SPEC' (a package or a
                "--setup CMD (a command run once in the new environment), --exclude TEST_ID (leave a test out)")
 
 
-def _oracle(tree: Path, hidden: Path, command: str, python: str, timeout_s: float, **kw) -> dict:
+def oracle_run(tree: Path, hidden: Path, command: str, python: str, timeout_s: float, **kw) -> dict:
+    """The oracle on `tree` with the hidden tests laid at their original paths (an imported task's layout)."""
     return run_oracle(str(tree), str(hidden), command, "", timeout_s, python, layout="original", **kw)
 
 
