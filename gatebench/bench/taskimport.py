@@ -89,6 +89,7 @@ class Facts:
     visible: str
     injections: list[dict]  # {name, kind, description, mutant: {file, op, hunk, edits} | None, omit, delete, fails, blocked_by}
     excluded: list[str] = field(default_factory=list)
+    canaries_exclude: list[str] = field(default_factory=list)  # beyond the proof's: selftest's injections found them
 
 
 @dataclass
@@ -403,6 +404,8 @@ def import_task(repo: Path, commit: str, home: Path, *, task_id: str | None = No
                                 + "; ".join(flaky[:5]))
         log(f"FAIL_TO_PASS {len(f2p)}, PASS_TO_PASS {len(p2p)} (hidden tests: {', '.join(modules)})")
         no_twin = prove_canaries(ctree, ptree, hidden, command, env.python, timeout_s, f2p, p2p, warnings)
+        if facts is not None:
+            no_twin = sorted(set(no_twin) | set(facts.canaries_exclude))
         log(f"canaries: {len(no_twin)} excluded by the proof" + (f" ({', '.join(no_twin[:5])})" if no_twin else ""))
 
         # 3. Reference: the commit's non-test changes (files laid over the base; deletions cannot be laid).
