@@ -255,7 +255,7 @@ def canary_failures(tf: TaskFiles, p: proof.Proof) -> list[Failure]:
     where = f"tasks/{tf.id}/task.yaml"
     out = [Failure(tf.id, where, "canary", f"{tid}: {why}") for tid, why in sorted(p.failures.items())]
     if out:
-        out.append(Failure(tf.id, where, "canary", proof.exclusion_hint(p.failures)))
+        out.append(Failure(tf.id, where, "canary", proof.exclusion_hint(p.failures, tf.task.source.recipe if tf.task.source else None)))
     out += [Failure(tf.id, f"reference/{tf.id}/", "canary", f"the proof could not run: {m}") for m in p.problems]
     return out
 

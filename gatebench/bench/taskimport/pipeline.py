@@ -50,6 +50,7 @@ class Facts:
     visible: str
     injections: list[dict]  # {name, kind, description, mutant: {file, op, hunk, edits} | None, omit, delete, fails, blocked_by}
     excluded: list[str] = field(default_factory=list)
+    canaries_exclude: list[str] = field(default_factory=list)  # beyond the proof's: selftest's injections found them
 
 
 @dataclass
@@ -284,6 +285,8 @@ def measure_tests(job: Job, c: Commit, t: Trees, b: Built) -> Measured:
     job.log(f"FAIL_TO_PASS {len(f2p)}, PASS_TO_PASS {len(p2p)} (hidden tests: {', '.join(c.modules)})")
     no_twin = prove_canaries(t.ctree, t.ptree, t.hidden, t.command, b.env.python, job.timeout_s, f2p, p2p,
                              job.warnings)
+    if job.facts is not None:
+        no_twin = sorted(set(no_twin) | set(job.facts.canaries_exclude))
     job.log(f"canaries: {len(no_twin)} excluded by the proof" + (f" ({', '.join(no_twin[:5])})" if no_twin else ""))
     return Measured(f2p, p2p, excluded, no_twin)
 
