@@ -93,6 +93,9 @@ def test_the_proof_names_each_canary_that_fails_it():
     assert set(p.failures) == {"t.py::a", "t.py::b"}
     assert "twins before" in p.failures["t.py::b"] and "twins after" in p.failures["t.py::a"]
     assert "canaries: {exclude: [t.py::a, t.py::b]}" in proof.exclusion_hint(p.failures)
+    # A real-suite task is laid again from its recipe: the fix goes there, not into task.yaml.
+    hint = proof.exclusion_hint(p.failures, "suites/real/R64.yaml@0123abcd")
+    assert hint == "add to suites/real/R64.yaml: canaries_exclude: [t.py::a, t.py::b]"
 
 
 @pytest.mark.parametrize("place", ["before", "after"])

@@ -35,11 +35,13 @@ def test_the_plugins_a_pytest_config_names_are_required_and_a_plain_one_needs_no
 
 def test_test_requirements_come_from_requirement_files_tox_and_groups_without_dev_tools(tmp_path: Path):
     (tmp_path / "requirements-dev.txt").write_text("-e .\npytest>=7\nsphinx\nhypothesis==6.1  # props\n-r other.txt\n")
-    (tmp_path / "tox.ini").write_text("[testenv]\ndeps =\n    freezegun\n    py38: mock\ncommands = pytest\n")
+    (tmp_path / "tox.ini").write_text("[testenv]\ndeps =\n    freezegun\n    py38: mock\n"
+                                     "    py{35,36,310,py3}: ipython\n    !pypy3-cov: coverage\ncommands = pytest\n")
     (tmp_path / "pyproject.toml").write_text('[dependency-groups]\ntest = ["pytz"]\ndocs = ["furo"]\n'
                                              '[tool.poetry.dev-dependencies]\npython = "^3.8"\nhypothesis = "^6"\n'
                                              'black = "*"\n[tool.poetry.group.test.dependencies]\nfreezegun = "^1"\n')
-    assert file_requirements(tmp_path) == ["pytest>=7", "hypothesis==6.1", "freezegun", "mock", "pytz", "hypothesis"]
+    assert file_requirements(tmp_path) == ["pytest>=7", "hypothesis==6.1", "freezegun", "mock", "coverage", "pytz",
+                                         "hypothesis"]  # a factor-conditional line counts; ipython is a dev tool
 
 
 def test_vcs_versioned_projects_and_supported_pythons_are_read_from_the_tree(tmp_path: Path):

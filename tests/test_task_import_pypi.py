@@ -121,6 +121,12 @@ def test_a_recipe_is_curated_then_materialized_from_sdists_and_a_changed_downloa
     assert task["source"]["license"] == "MIT" and task["oracle"]["fail_to_pass"] == recipe["fail_to_pass"]
     assert (home / "reference" / "R1" / "toml" / "tz.py").is_file()
     assert "0 laid" in cli("task", "materialize", "R1").stdout, "a laid task whose recipe is unchanged stays"
+    # A canary that selftest found passing beside its original on an injection is left out through the recipe:
+    # the task is laid again with it among canaries.exclude (the proof on the reference alone cannot find it).
+    (suite / "R1.yaml").write_text(yaml.safe_dump(dict(recipe, canaries_exclude=recipe["fail_to_pass"])))
+    assert "1 laid" in cli("task", "materialize", "R1").stdout
+    task = yaml.safe_load((home / "tasks" / "R1" / "task.yaml").read_text())
+    assert set(recipe["fail_to_pass"]) <= set(task["canaries"]["exclude"]), task["canaries"]
     st = cli("selftest", "--suite", "ci")
     assert "selftest passed" in st.stdout, st.stdout
     listed = cli("task", "list").stdout

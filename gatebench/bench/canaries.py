@@ -78,5 +78,9 @@ def prove(reference: list[dict], others: dict[str, dict], excluded: list[str]) -
     return p
 
 
-def exclusion_hint(failures: dict[str, str]) -> str:
-    return "add to task.yaml: canaries: {exclude: [" + ", ".join(sorted(failures)) + "]}"
+def exclusion_hint(failures: dict[str, str], recipe: str | None = None) -> str:
+    """The fix: a real-suite task's task.yaml is laid again from its recipe, so the exclusion goes there."""
+    ids = ", ".join(sorted(failures))
+    if recipe:
+        return f"add to {recipe.split('@')[0]}: canaries_exclude: [{ids}]"
+    return "add to task.yaml: canaries: {exclude: [" + ids + "]}"

@@ -74,7 +74,9 @@ def samples() -> SuiteSamples:
 
 
 def recipe_hash(r: Recipe) -> str:
-    return hashlib.sha256(json.dumps(r.model_dump(mode="json", exclude={"cost"}), sort_keys=True).encode()).hexdigest()[:16]
+    # An empty canaries_exclude is left out so that recipes written before the field keep their hash (and stay laid).
+    skip = {"cost"} | (set() if r.canaries_exclude else {"canaries_exclude"})
+    return hashlib.sha256(json.dumps(r.model_dump(mode="json", exclude=skip), sort_keys=True).encode()).hexdigest()[:16]
 
 
 # --- sdists --------------------------------------------------------------------------------------------
@@ -190,7 +192,7 @@ def materialize(rid: str, home: Path | None = None, log=lambda _m: None) -> dict
         repo = Path(tmp) / r.project
         sha = lay_history(r, repo, where)
         facts = Facts(r.fail_to_pass, r.pass_to_pass, r.visible, [i.model_dump(mode="json") for i in r.injections],
-                      list(r.excluded))
+                      list(r.excluded), list(r.canaries_exclude))
         spec = TaskEnv(python=r.python, requirements=r.requirements, deps=dep_files(repo))
         res = import_task(repo, sha, home, task_id=rid, prompt=r.prompt, test_globs=r.test_globs or DEFAULT_TEST_GLOBS,
                           code_files=r.files, facts=facts, env_spec=spec, log=log,

@@ -178,18 +178,22 @@ def _functions(src: str) -> list[str]:
 def judge_variant(tf: TaskFiles, kind: str) -> VariantJudged:
     """Run the variant's mutated visible tests on the reference (and on its special-case end state) in the
     oracle's sandbox, exactly as finalize judges a final work copy. Raises UsageError for a bad variant."""
+    from gatebench.bench.taskenv import task_env
+
     v = variants.load_variant(tf, kind)
     files = variants.mutated_files(tf, v)
     out = VariantJudged(tf.id, kind, v.test_ids(), {})
+    env = task_env(tf)  # an imported task's tests need its environment, as finalize runs them
+    python = env.python if env else sys.executable
     with tempfile.TemporaryDirectory(prefix=f"gatebench-selftest-{tf.id}-{kind}-") as tmp:
         repo = Path(tmp) / "repo"
         variants.copy_repo(tf, repo, files)
         apply_state(tf, "reference", repo)
-        out.reference = variants.run_mutated(repo, tf, v, sys.executable, files=files)
+        out.reference = variants.run_mutated(repo, tf, v, python, files=files)
         if variants.special_case_dir(tf, kind).is_dir():
             variants.copy_repo(tf, repo, files)
             variants.special_case_state(tf, repo)
-            out.special_case = variants.run_mutated(repo, tf, v, sys.executable, files=files)
+            out.special_case = variants.run_mutated(repo, tf, v, python, files=files)
     return out
 
 
@@ -251,7 +255,7 @@ def canary_failures(tf: TaskFiles, p: proof.Proof) -> list[Failure]:
     where = f"tasks/{tf.id}/task.yaml"
     out = [Failure(tf.id, where, "canary", f"{tid}: {why}") for tid, why in sorted(p.failures.items())]
     if out:
-        out.append(Failure(tf.id, where, "canary", proof.exclusion_hint(p.failures)))
+        out.append(Failure(tf.id, where, "canary", proof.exclusion_hint(p.failures, tf.task.source.recipe if tf.task.source else None)))
     out += [Failure(tf.id, f"reference/{tf.id}/", "canary", f"the proof could not run: {m}") for m in p.problems]
     return out
 

@@ -100,7 +100,8 @@ def file_requirements(tree: Path) -> list[str]:
         out += requirement_lines((tree / name).read_text(encoding="utf-8", errors="replace"))
     tox = _ini(tree / "tox.ini")
     if tox is not None and tox.has_option("testenv", "deps"):
-        out += requirement_lines(re.sub(r"^\s*\w[\w,-]*:\s*", "", tox.get("testenv", "deps"), flags=re.M))
+        # A factor-conditional line (`py38: mock`, `py{37,38}-django: x`, `!pypy3: y`) counts unconditionally.
+        out += requirement_lines(re.sub(r"^\s*[!\w{}.,-]+:(?!//)\s*", "", tox.get("testenv", "deps"), flags=re.M))
     data = _toml(tree)
     groups = data.get("dependency-groups", {})
     for g in GROUPS:

@@ -62,6 +62,9 @@ class Recipe(Strict):
     fail_to_pass: list[str] = Field(default_factory=list)
     pass_to_pass: list[str] = Field(default_factory=list)
     excluded: list[str] = Field(default_factory=list)
+    canaries_exclude: list[str] = Field(
+        default_factory=list, description="expected tests (file.py::name) that run without a canary besides those the "
+        "import's proof leaves out: selftest found their twin passing beside the original on an injection")
     visible: str = ""
     injections: list[RecipeInjection] = Field(default_factory=list)
     cost: ImportCost | None = None
