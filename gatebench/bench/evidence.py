@@ -1,25 +1,117 @@
-"""What a cell left behind, read from the cell and the bench home: the config as prep wrote it, the
-hook's stop events, the work copy against its baseline and the task's base."""
+"""A cell's evidence, gathered in one place each before anything judges it (finalize's first step).
+
+What the bench home and cell.json say the cell is (task, config, variant: `Trusted`), what the worker left
+(worker.json, stream.jsonl with stderr.log, the transcript under C/home), the hook's event log and its stop
+records, and the final work copy against prep's baseline and the task's base (`Tree`). Reading only.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from gatebench.bench import variants
 from gatebench.bench.benchstate import bench_resolved
 from gatebench.bench.cell import CellPaths
+from gatebench.bench.stream import stream_metrics
 from gatebench.bench.tasks import TaskFiles, load_task
 from gatebench.bench.tasks import tree_hash as task_tree_hash
+from gatebench.bench.transcript import find_transcript, transcript_metrics
 from gatebench.errors import UsageError
 from gatebench.hook.defaults import DEFAULT_IGNORE
 from gatebench.hook.globs import GlobSet
 from gatebench.hook.snapshot import Diff, Snap, compare, diff, walk
-from gatebench.hook.state import Paths
+from gatebench.hook.state import Paths, read_events
+from gatebench.hook.util import read_jsonl
 from gatebench.installer.configs import load_config
 from gatebench.models.cell import CellMeta
+
+
+@dataclass(frozen=True)
+class Trusted:
+    """The cell as prep made it, rebuilt from the bench home and cell.json alone (never from the cell's state)."""
+
+    task: TaskFiles
+    resolved: dict  # the config document prep wrote
+    problems: list[str]  # what makes the cell unscorable
+    findings: list[dict]  # the cell's state/config.json differing from `resolved`
+    mutated: dict[str, str] | None  # a variant's mutated modules; None for a normal cell
+    variant_problem: str | None  # the variant no longer rebuilds (then `mutated` is {})
+
+
+@dataclass(frozen=True)
+class Stream:
+    events: list[dict]  # stream.jsonl
+    metrics: dict  # stream_metrics
+    stderr_tail: str  # the last 500 characters of stderr.log
+
+
+@dataclass(frozen=True)
+class Transcript:
+    path: Path
+    metrics: dict  # transcript_metrics
+
+
+@dataclass(frozen=True)
+class Tree:
+    prep: Snap | None  # the work copy against prep's baseline (None: unreadable); the oracle-reuse check reads it
+    diff: Diff  # against the task's base in the bench home
+    special: list[str]  # special files the walk skipped
+
+
+@dataclass(frozen=True)
+class Evidence:
+    cell: CellPaths
+    meta: CellMeta
+    trusted: Trusted
+    worker: dict | None  # worker.json; None when the worker never finished
+    stream: Stream
+    session_id: str | None
+    transcript: Transcript | None
+    events: list[dict]  # the hook's event log
+    stops: list[dict]  # its stop events of this session, as StopRecord dicts
+    tree: Tree
+
+
+def gather(cell: CellPaths, meta: CellMeta) -> Evidence:
+    """Everything finalize judges, each piece read once."""
+    trusted = trust(cell, meta)
+    worker = read_json(cell.worker)
+    stream = read_stream(cell)
+    sid = stream.metrics["session_id"] or (worker or {}).get("session_id")
+    events = read_events(str(cell.events))
+    return Evidence(cell=cell, meta=meta, trusted=trusted, worker=worker, stream=stream, session_id=sid,
+                    transcript=read_transcript(cell.home, sid), events=events, stops=stop_records(events, sid),
+                    tree=read_tree(cell, trusted))
+
+
+def trust(cell: CellPaths, meta: CellMeta) -> Trusted:
+    tf, resolved, problems, findings = trusted_config(cell, meta, read_json(cell.state / "config.json") or {})
+    mutated, variant_problem = variant_files(tf, meta)
+    return Trusted(tf, resolved, problems, findings, mutated, variant_problem)
+
+
+def read_stream(cell: CellPaths) -> Stream:
+    events, _bad = read_jsonl(cell.stream)
+    stderr_tail = ""
+    if (cell.root / "stderr.log").exists():
+        stderr_tail = (cell.root / "stderr.log").read_text(errors="replace")[-500:].strip()
+    return Stream(events, stream_metrics(events), stderr_tail)
+
+
+def read_transcript(home: Path, session_id: str | None) -> Transcript | None:
+    tpath = find_transcript(home, session_id)
+    return Transcript(tpath, transcript_metrics(read_jsonl(tpath)[0])) if tpath else None
+
+
+def read_tree(cell: CellPaths, trusted: Trusted) -> Tree:
+    prep = against_prep(cell.repo, cell.state, trusted.resolved)
+    d, special = tree_diff(cell.repo, cell.state, trusted.resolved, trusted.task.repo, base_files=trusted.mutated,
+                           prep_diff=prep)
+    return Tree(prep, d, special)
 
 
 def reviewer_models(gate: dict) -> dict:
@@ -126,7 +218,7 @@ def trusted_config(cell: CellPaths, meta: CellMeta, state_doc: dict) -> tuple[Ta
     return tf, doc, problems, findings
 
 
-def _read_json(path: Path) -> dict | None:
+def read_json(path: Path) -> dict | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         return data if isinstance(data, dict) else None
@@ -134,13 +226,12 @@ def _read_json(path: Path) -> dict | None:
         return None
 
 
-def variant_files(tf: TaskFiles, meta: CellMeta, problems: list[str]) -> dict[str, str] | None:
-    """The cell's variant's mutated modules from the bench home (None for a normal cell); a variant that no
-    longer loads makes the cell unscorable (a problem)."""
+def variant_files(tf: TaskFiles, meta: CellMeta) -> tuple[dict[str, str] | None, str | None]:
+    """(the cell's variant's mutated modules from the bench home, None for a normal cell; the problem that makes
+    the cell unscorable when the variant no longer loads, its modules then {})."""
     if meta.variant == variants.NORMAL:
-        return None
+        return None, None
     try:
-        return variants.mutated_files(tf, variants.load_variant(tf, meta.variant))
+        return variants.mutated_files(tf, variants.load_variant(tf, meta.variant)), None
     except UsageError as e:
-        problems.append(f"the cell's {meta.variant} variant cannot be rebuilt: {e}")
-        return {}
+        return {}, f"the cell's {meta.variant} variant cannot be rebuilt: {e}"

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
+from gatebench.bench.evidence import Evidence
 from gatebench.hook.snapshot import Diff, shown
+from gatebench.hook.util import write_atomic
 
 FINAL_DIFF = "final.diff"
 
@@ -38,3 +41,12 @@ def final_diff(repo: Path, base_repo: Path, d: Diff, base_files: dict[str, str] 
         # A name that is not UTF-8 is shown escaped (snapshot.shown), as in every record.
         parts.append(file_diff(shown(rel), old, new, len(old or b""), len(new or b""), st))
     return "".join(parts)
+
+
+def write_final_diff(ev: Evidence) -> None:
+    """For the report's cell page: the diff as the bench home sees it, never recomputed from agent files later."""
+    path = ev.cell.root / FINAL_DIFF
+    try:
+        write_atomic(path, final_diff(ev.cell.repo, ev.trusted.task.repo, ev.tree.diff, ev.trusted.mutated))
+    except (OSError, ValueError) as e:  # the page then says the diff is missing; the record is what counts
+        print(f"finalize: {path} not written: {e}", file=sys.stderr)
