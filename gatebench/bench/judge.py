@@ -5,7 +5,8 @@ Status (first rule that applies):
   infra_error  no worker.json; the worker could not start or was cut for a reason other than the wall
                cap; the CLI ended without a result event; the API failed; or the agent stopped and the
                hook left no complete event for that stop ("the gate never ran"); or the bench could not
-               judge the cell (its task or config changed since prep, the oracle's own fault)
+               judge the cell (its task, config or variant changed since prep; the oracle or the
+               variant check failed for the bench's own reason, such as a missing sandbox)
   timeout      the wall cap ended the run
   cap          the CLI's turn or dollar cap ended the run
   ok           the agent stopped and every stop was judged by the hook
