@@ -43,7 +43,7 @@ from gatebench.bench.tasks import load_task
 from gatebench.bench.workers import WORKERS, WorkerOptions
 from gatebench.bench.workers.launch import attempt_marker, cell_processes, reap
 from gatebench.errors import UsageError
-from gatebench.hook.util import write_atomic
+from gatebench.hook.util import signal_group, write_atomic
 from gatebench.installer.configs import load_config
 from gatebench.paths import PACKAGE_DIR, configs_dir, package_parent, project_root
 
@@ -364,12 +364,12 @@ class Matrix:
         with self.procs_lock:
             self.procs[proc.pid] = proc
         if self.stop.is_set():  # the stop came between the caller's check and the start
-            _signal_group(proc.pid, signal.SIGTERM)
+            signal_group(proc.pid, signal.SIGTERM, or_leader=True)
         try:
             # The child enforces the wall cap itself; this bound only guards against a wedged child.
             proc.join(timeout=self.spec.opts.timeout_s + 300)
             if proc.exitcode is None:
-                _signal_group(proc.pid, signal.SIGKILL)
+                signal_group(proc.pid, signal.SIGKILL, or_leader=True)
                 proc.join()
         finally:
             with self.procs_lock:
@@ -466,7 +466,7 @@ class Matrix:
         with self.procs_lock:
             procs = list(self.procs.values())
         for p in procs:
-            _signal_group(p.pid, sig)  # type: ignore[arg-type]
+            signal_group(p.pid, sig, or_leader=True)  # type: ignore[arg-type]
 
     def run(self) -> dict:
         self.owner.acquire()  # before the ledger is read: a dead owner's last cells may still be recording
@@ -538,16 +538,6 @@ class Matrix:
 def _infra_line(rec: dict, cell: Cell, attempt: int) -> dict:
     return {"cell_id": cell.id, "attempt_no": attempt, "status": "infra_error", "error": rec.get("error"),
             "cost_usd": rec.get("cost_usd", 0.0), "ts": datetime.now(UTC).isoformat(timespec="seconds")}
-
-
-def _signal_group(pgid: int, sig: int) -> None:
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        try:  # the child may not have made its own group yet
-            os.kill(pgid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
 
 
 _FORKSERVER = None
