@@ -27,7 +27,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from gatebench.hook.proc import become_subreaper, die_with_parent, kill_marked, killpg, marked
+from gatebench.hook.proc import become_subreaper, die_with_parent, end_group, kill_marked, marked
 
 CELL_ENV = "GATEBENCH_CELL"
 POLL_S = 0.05
@@ -225,18 +225,9 @@ def launch(argv: list[str], *, cwd: Path, env: dict[str, str], stdout: Path, std
                 raise
             finally:
                 # A dead parent (kill -9 of the matrix) gets no grace: the 5 s bound counts from its death.
-                if (killed or proc.poll() is None) and os.getppid() == parent:
-                    killpg(proc.pid, signal.SIGTERM)
-                    try:
-                        proc.wait(GRACE_S)
-                    except subprocess.TimeoutExpired:
-                        pass
+                # Reaped by Popen first: its exit status must not be taken below.
+                end_group(proc, GRACE_S, term=bool(killed or proc.poll() is None) and os.getppid() == parent)
                 # Children that outlived the CLI, or left its group, go too.
-                killpg(proc.pid, signal.SIGKILL)
-                try:
-                    proc.wait(GRACE_S)  # reaped by Popen first: its exit status must not be taken below
-                except subprocess.TimeoutExpired:
-                    pass
                 if marker:
                     reap(marker)
                 kill_new_descendants(before, spare | {proc.pid})
