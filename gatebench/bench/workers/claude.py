@@ -9,14 +9,8 @@ from gatebench.bench import seal
 from gatebench.bench.arms import plugin_args
 from gatebench.bench.cell import CellPaths, session_id_for
 from gatebench.bench.workers import require_claude
-from gatebench.bench.workers.launch import (
-    CELL_ENV,
-    attempt_marker,
-    cell_args_note,
-    cli_args,
-    launch,
-    task_prompt,
-)
+from gatebench.bench.workers.cli import cell_args_note, cli_args, task_prompt
+from gatebench.bench.workers.launch import CELL_ENV, attempt_marker, launch
 from gatebench.claude_cli import (  # noqa: F401  (credential names re-exported for callers)
     CREDENTIAL_PREFIXES,
     CREDENTIAL_VARS,

@@ -236,26 +236,3 @@ def launch(argv: list[str], *, cwd: Path, env: dict[str, str], stdout: Path, std
             os.close(lifeline)  # the watchdog sweeps once more (finds nothing) and exits
     return {"rc": proc.returncode, "wall_s": round(time.monotonic() - t0, 3),
             "timed_out": bool(killed and killed.startswith("wall cap")), "killed": killed, "error": None}
-
-
-def cli_args(opts, session_id: str) -> list[str]:
-    """The caps and pins every config of a run shares."""
-    return ["--model", opts.model, "--max-turns", str(opts.max_turns), "--max-budget-usd", f"{opts.max_budget_usd:g}",
-            "--session-id", session_id]
-
-
-def task_prompt(state_dir: Path) -> str:
-    import json
-
-    data = json.loads((state_dir / "config.json").read_text(encoding="utf-8"))
-    return data["task"]["prompt"]
-
-
-def cell_args_note(argv: list[str]) -> list[str]:
-    """argv for the record, with the (long) prompt elided."""
-    out = list(argv)
-    if "-p" in out:
-        i = out.index("-p")
-        if i + 1 < len(out):
-            out[i + 1] = f"<prompt: {len(out[i + 1])} chars>"
-    return out
