@@ -28,6 +28,7 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -80,6 +81,12 @@ class MatrixSpec:
     @property
     def infra_log(self) -> Path:
         return self.run_dir / "infra.jsonl"
+
+    def cell_opts(self) -> dict:
+        """The run's worker options as plain data, for a cell's child (here, or on a Ray node)."""
+        o = self.opts
+        return {"model": o.model, "max_turns": o.max_turns, "timeout_s": o.timeout_s,
+                "max_budget_usd": o.max_budget_usd, "policy": o.policy, "sealed": o.sealed}
 
     def pinned(self) -> dict:
         o = self.opts
@@ -377,11 +384,8 @@ class Matrix:
         return proc.exitcode
 
     def _run_child(self, cell_dir: Path, attempt: int, prep_s: float) -> int | None:
-        o = self.spec.opts
         marker = attempt_marker(cell_dir, self.owner.token)
-        opts = {"model": o.model, "max_turns": o.max_turns, "timeout_s": o.timeout_s,
-                "max_budget_usd": o.max_budget_usd, "policy": o.policy, "attempt": attempt, "marker": marker,
-                "sealed": o.sealed}
+        opts = {**self.spec.cell_opts(), "attempt": attempt, "marker": marker}
         try:
             return self._child(cell_child, (str(cell_dir), self.spec.worker, opts, prep_s), f"cell {cell_dir.name}")
         finally:
@@ -406,18 +410,15 @@ class Matrix:
         self._run_child(cell_dir, attempt, prep_s)
         if self.stop.is_set():
             return None  # cut by the user: not a result, rerun on resume
-        cp = CellPaths(cell_dir)
-        if not cp.result.exists():
-            # The child died before finalize (crash, OOM kill): score what is there, it is an infra error.
-            # In a child too: finalize runs the oracle on the agent's work.
-            self._child(finalize_child, (str(cell_dir), attempt, prep_s), f"finalize {cell_dir.name}")
-            if self.stop.is_set():
-                return None
-            if not cp.result.exists():
-                tail = (cell_dir / "run.log").read_text(errors="replace")[-800:]
-                return self._bare_record(cell, attempt, f"the cell's run process failed and finalize could not "
-                                                        f"score it: {tail}")
-        rec = json.loads(cp.result.read_text())
+        # In a child too: finalize runs the oracle on the agent's work.
+        tail = rescue_result(cell_dir, lambda: self._child(finalize_child, (str(cell_dir), attempt, prep_s),
+                                                           f"finalize {cell_dir.name}"))
+        if self.stop.is_set():
+            return None
+        if tail is not None:
+            return self._bare_record(cell, attempt, f"the cell's run process failed and finalize could not "
+                                                    f"score it: {tail}")
+        rec = json.loads(CellPaths(cell_dir).result.read_text())
         rec.setdefault("timing", {})["cell_wall_s"] = round(time.monotonic() - t0, 3)
         paths = rec.get("paths") or {}
         rec["paths"] = {k: os.path.relpath(v, spec.run_dir) for k, v in paths.items()}
@@ -533,6 +534,19 @@ class Matrix:
             print(f"[matrix] cost ceiling ${spec.max_cost_usd:g} reached: {len(self.not_started)} cell(s) not started",
                   file=self.out, flush=True)
         return summary
+
+
+def rescue_result(cell_dir: Path, finalize: Callable[[], object]) -> str | None:
+    """None once the cell has its result; else the tail of its run.log, what its process said last.
+
+    A run that died before finalize (crash, OOM kill) is scored as it is, by `finalize`: an infra error.
+    """
+    result = CellPaths(cell_dir).result
+    if not result.exists():
+        finalize()
+    if result.exists():
+        return None
+    return (cell_dir / "run.log").read_text(errors="replace")[-800:]
 
 
 def _infra_line(rec: dict, cell: Cell, attempt: int) -> dict:

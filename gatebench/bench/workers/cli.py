@@ -21,9 +21,10 @@ def run_cli(claude: str, cell: CellPaths, meta: CellMeta, opts, stop: Callable[[
             base_url: str | None, extra_env: Mapping[str, str] | None = None) -> dict:
     """Run the cell's `claude -p` to its end or a cap: launch's record plus the session, model and argv."""
     sid = session_id_for(cell.root, opts.attempt)
-    env = claude_env(base_url, cell.home, {**(extra_env or {}), **seal.worker_env(cell.root, opts.sealed), **opts.extra_env,
-                                           CELL_ENV: opts.marker or attempt_marker(cell.root)})
-    argv = claude_argv(claude, task_prompt(cell.state), [*cli_args(opts, sid), *plugin_args(meta), *seal.worker_args(opts.sealed)])
+    env = claude_env(base_url, cell.home, {**(extra_env or {}), **seal.worker_env(cell.root, opts.sealed),
+                                           **opts.extra_env, CELL_ENV: opts.marker or attempt_marker(cell.root)})
+    argv = claude_argv(claude, task_prompt(cell.state),
+                       [*cli_args(opts, sid), *plugin_args(meta), *seal.worker_args(opts.sealed)])
     info = launch(argv, cwd=cell.repo, env=env, stdout=cell.stream, stderr=cell.root / "stderr.log",
                   timeout_s=opts.timeout_s, stop=stop)
     return {**info, "session_id": sid, "model": opts.model, "argv": cell_args_note(argv)}

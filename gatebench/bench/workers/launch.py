@@ -237,7 +237,8 @@ class _Attempt:
         dog, self.lifeline = start_watchdog(marker) if marker else (None, None)
         self.spare = {dog.pid} if dog else set()
 
-    def cut_reason(self, timeout_s: float, out: IO[bytes], err: IO[bytes], stop: Callable[[], str | None]) -> str | None:
+    def cut_reason(self, timeout_s: float, out: IO[bytes], err: IO[bytes],
+                   stop: Callable[[], str | None]) -> str | None:
         if time.monotonic() - self.t0 > timeout_s:
             return f"wall cap of {timeout_s:g} s"
         if max(os.fstat(out.fileno()).st_size, os.fstat(err.fileno()).st_size) > OUTPUT_CAP:
