@@ -28,6 +28,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -244,12 +245,27 @@ def deny_rules(sp: SealPaths) -> list[str]:
     # A folder that holds the work copy cannot be named: a deny rule wins over every allow (a source repository
     # with the runs folder inside it); the sandbox and the guard still hide it, longest prefix first.
     folders += [p for p in sp.also_private if not _under(os.path.abspath(sp.repo), os.path.abspath(p))]
-    rules = []
-    for p in dict.fromkeys(os.path.abspath(p) for p in folders):
-        rules += [f"Read(/{p}/**)", f"Edit(/{p}/**)"]
+    rules = folder_rules(dict.fromkeys(os.path.abspath(p) for p in folders))
     rules += [f"Edit(/{f})" for f in settings_files(sp)]
     rules.append(f"Edit(/{os.path.abspath(sp.repo / '.claude')}/**)")
     return [*rules, *DENIED_TOOLS]
+
+
+def folder_rules(folders: Iterable[str]) -> list[str]:
+    """Read and Edit deny rules for each absolute folder and all under it (`//` marks an absolute path)."""
+    rules = []
+    for p in folders:
+        rules += [f"Read(/{p}/**)", f"Edit(/{p}/**)"]
+    return rules
+
+
+def add_deny(settings: dict, rules: list[str]) -> dict:
+    """`settings` with `rules` last in permissions.deny, each once (idempotent), other rules kept."""
+    out = dict(settings)
+    perms = dict(out.get("permissions") or {})
+    perms["deny"] = [*[r for r in perms.get("deny", []) if r not in rules], *rules]
+    out["permissions"] = perms
+    return out
 
 
 def guard_command(python: str, policy_path: Path) -> str:
@@ -262,10 +278,7 @@ def seal_settings(current: dict, sp: SealPaths, guard_python: str) -> dict:
     deny, allow = read_rules(sp)
     out["sandbox"] = {"enabled": True, "allowUnsandboxedCommands": False, "failIfUnavailable": True,
                       "filesystem": {"denyRead": deny, "allowRead": allow}}
-    perms = dict(out.get("permissions") or {})
-    rules = deny_rules(sp)
-    perms["deny"] = [*[r for r in perms.get("deny", []) if r not in rules], *rules]
-    out["permissions"] = perms
+    out = add_deny(out, deny_rules(sp))
     hooks = dict(out.get("hooks") or {})
     entry = {"type": "command", "command": guard_command(guard_python, sp.state / POLICY_FILE),
              "timeout": GUARD_TIMEOUT_S}
