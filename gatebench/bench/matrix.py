@@ -139,6 +139,29 @@ def plan(spec: MatrixSpec) -> list[Cell]:
 def preflight(spec: MatrixSpec, env: dict | None = None) -> dict:
     """Everything checked before the first cell, above all before the first paid call. Raises UsageError."""
     env = dict(os.environ if env is None else env)
+    _check_plan(spec)
+    names, reviewer_models = _check_configs(spec)
+    if spec.arms:
+        load_config(BASE_CONFIG)
+        for n, p in spec.arms.items():
+            check_arm(Arm(n, p), list(names))
+    _check_tasks(spec)
+    if spec.worker == "sim":
+        from gatebench.bench.workers.sim import load_policy
+
+        load_policy(spec.opts.policy)
+    version = _cli_version(env)
+    if spec.worker == "claude":
+        from gatebench.bench.workers.claude import credential_problem
+
+        problem = credential_problem(env)
+        if problem:
+            raise UsageError(problem)
+    return {"cli_version": version, "reviewer_models": {m: sorted(set(cs)) for m, cs in reviewer_models.items()}}
+
+
+def _check_plan(spec: MatrixSpec) -> None:
+    """The worker, the counts and the variant names."""
     if spec.worker not in WORKERS:
         raise UsageError(f"unknown worker {spec.worker!r} (known: {', '.join(sorted(WORKERS))})")
     if not spec.configs or not spec.tasks:
@@ -151,22 +174,29 @@ def preflight(spec: MatrixSpec, env: dict | None = None) -> dict:
         raise UsageError(f"--variant: name each variant once (got {','.join(spec.variants) or 'none'})")
     for v in spec.variants:
         variants.check_kind(v)
+
+
+def _check_configs(spec: MatrixSpec) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """(config -> its name, model -> the configs whose reviewers run it on the CLI)."""
+    from gatebench.installer.configs import resolve_reviewers
+
     names = {}
-    reviewer_models: dict[str, list[str]] = {}  # model -> configs whose reviewers run it
+    reviewer_models: dict[str, list[str]] = {}
     for c in spec.configs:
         cfg = load_config(c)
         if cfg.name != Path(c).stem:
             raise UsageError(f"config {c}: its name {cfg.name!r} differs from the file name; cells are named by it")
         names[c] = cfg.name
-        from gatebench.installer.configs import resolve_reviewers
-
         for d in resolve_reviewers(cfg).values():
             if d.backend == "claude":
                 reviewer_models.setdefault(d.model or "(the CLI's default)", []).append(cfg.name)
-    if spec.arms:
-        load_config(BASE_CONFIG)
-        for n, p in spec.arms.items():
-            check_arm(Arm(n, p), list(names))
+    return names, reviewer_models
+
+
+def _check_tasks(spec: MatrixSpec) -> None:
+    """Each task loads, has its hidden tests and injections, and each variant of it can be made."""
+    from gatebench.bench import variants
+
     for t in spec.tasks:
         tf = load_task(t)
         if not tf.hidden.is_dir():
@@ -175,23 +205,15 @@ def preflight(spec: MatrixSpec, env: dict | None = None) -> dict:
         for v in spec.variants:
             if v != variants.NORMAL:
                 variants.mutated_files(tf, variants.load_variant(tf, v))
-    if spec.worker == "sim":
-        from gatebench.bench.workers.sim import load_policy
 
-        load_policy(spec.opts.policy)
+
+def _cli_version(env: dict) -> str:
     from gatebench.claude_cli import ClaudeNotFoundError, cli_version, find_claude
 
     try:
-        version = cli_version(find_claude(env))
+        return cli_version(find_claude(env))
     except ClaudeNotFoundError as e:
         raise UsageError(str(e))
-    if spec.worker == "claude":
-        from gatebench.bench.workers.claude import credential_problem
-
-        problem = credential_problem(env)
-        if problem:
-            raise UsageError(problem)
-    return {"cli_version": version, "reviewer_models": {m: sorted(set(cs)) for m, cs in reviewer_models.items()}}
 
 
 def check_pinned(spec: MatrixSpec) -> None:
