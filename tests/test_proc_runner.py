@@ -8,26 +8,11 @@ import signal
 import time
 from pathlib import Path
 
+from conftest import alive
+
 from gatebench.bench.taskimport import diagnose
 from gatebench.hook import proc
 from gatebench.installer.install import check_command
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-def _dies_within(pid: int, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while _alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
 
 
 def _grandchild(pidfile: Path) -> str:
@@ -38,7 +23,7 @@ def _grandchild(pidfile: Path) -> str:
 def _check_grandchild_dies(pidfile: Path) -> None:
     pid = int(pidfile.read_text())
     try:
-        assert _dies_within(pid, 3), f"the background sleep {pid} outlived its timed-out shell"
+        assert not alive(pid), f"the background sleep {pid} outlived its timed-out shell"
     finally:
         try:
             os.kill(pid, signal.SIGKILL)
