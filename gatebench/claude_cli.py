@@ -7,23 +7,22 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gatebench.hook import defaults
-from gatebench.hook.util import signal_group
+from gatebench.hook.proc import run_raw
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CLAUDE = REPO_ROOT / ".tools" / "claude-code" / "node_modules" / ".bin" / "claude"
 ENV_OVERRIDE = "GATEBENCH_CLAUDE"
 FALLBACK_PATH = "/usr/local/bin:/usr/bin:/bin"
 KILL_GRACE_S = 2.0
+OUTPUT_CAP = 1 << 30  # bytes of stdout kept: a session's stream is read whole, this only bounds a runaway
 
 # The default models live with every other default (gatebench/hook/defaults.py).
 DEFAULT_WORKER_MODEL = defaults.WORKER_MODEL
@@ -203,56 +202,26 @@ def run_claude(
     timeout_s: float = 600.0,
     claude: Path | None = None,
 ) -> CompletedRun:
-    """Run `claude -p PROMPT` (stream-json, bypassPermissions) in `cwd` with exactly `env`.
+    """Run `claude -p PROMPT` (stream-json, bypassPermissions) in `cwd` with exactly `env` (and the runner's marker).
 
-    The CLI gets its own process group; on timeout the whole group (hooks, Bash children)
-    gets SIGTERM, then SIGKILL. Leftovers of a finished run are killed too, so nothing the
-    agent started outlives its run.
+    The CLI gets its own process group (gatebench.hook.proc.run_raw); on timeout the whole group
+    (hooks, Bash children) gets SIGTERM, then SIGKILL. Leftovers of a finished run are killed too,
+    so nothing the agent started outlives its run.
     """
     argv = claude_argv(claude or find_claude(), prompt, extra_args)
-    started = time.monotonic()
-    proc = subprocess.Popen(
-        argv,
-        cwd=str(cwd),
-        env=dict(env),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    timed_out = False
-    try:
-        out, err = proc.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        # A process that escaped into the background may hold stdout open after the CLI exited.
-        timed_out = proc.poll() is None
-        signal_group(proc.pid, signal.SIGTERM)
-        try:
-            out, err = proc.communicate(timeout=KILL_GRACE_S)
-        except subprocess.TimeoutExpired:
-            signal_group(proc.pid, signal.SIGKILL)
-            try:
-                out, err = proc.communicate(timeout=KILL_GRACE_S)
-            except subprocess.TimeoutExpired:
-                out, err = b"", b""
-    finally:
-        signal_group(proc.pid, signal.SIGKILL)
-        if proc.poll() is None:
-            try:
-                proc.wait(timeout=KILL_GRACE_S)
-            except subprocess.TimeoutExpired:
-                pass
-    wall = time.monotonic() - started
-    lines = out.decode("utf-8", "replace").splitlines()
+    r = run_raw(argv, cwd=str(cwd), env=dict(env), timeout_s=timeout_s, cap=OUTPUT_CAP, grace_s=KILL_GRACE_S)
+    if r.start_error is not None:
+        raise OSError(r.start_error)
+    lines = r.stdout.decode("utf-8", "replace").splitlines()
     events, result, bad = parse_stream(lines)
     return CompletedRun(
         argv=argv,
-        rc=proc.returncode,
+        rc=r.exit_status,
         stdout_lines=lines,
-        stderr=err.decode("utf-8", "replace"),
+        stderr=r.stderr.decode("utf-8", "replace"),
         events=events,
         result=result,
-        wall_s=round(wall, 3),
-        timed_out=timed_out,
+        wall_s=round(r.seconds, 3),
+        timed_out=r.timed_out,
         bad_lines=bad,
     )

@@ -40,3 +40,16 @@ def test_signal_group_stops_a_group_and_ignores_one_that_is_gone():
     assert proc.wait(timeout=30) == -signal.SIGKILL
     signal_group(proc.pid, signal.SIGKILL)  # gone: no error
     assert os.getpgid(os.getpid()) != proc.pid
+
+
+def test_signal_group_or_leader_reaches_a_child_that_has_no_group_of_its_own():
+    proc = subprocess.Popen(["sleep", "60"])  # in our group: there is no group numbered by its pid
+    try:
+        signal_group(proc.pid, signal.SIGKILL)
+        with pytest.raises(subprocess.TimeoutExpired):
+            proc.wait(timeout=0.3)
+        signal_group(proc.pid, signal.SIGKILL, or_leader=True)
+        assert proc.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        proc.kill()
+        proc.wait()

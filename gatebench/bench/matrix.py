@@ -28,6 +28,7 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -43,7 +44,7 @@ from gatebench.bench.tasks import load_task
 from gatebench.bench.workers import WORKERS, WorkerOptions
 from gatebench.bench.workers.launch import attempt_marker, cell_processes, reap
 from gatebench.errors import UsageError
-from gatebench.hook.util import write_atomic
+from gatebench.hook.util import signal_group, write_atomic
 from gatebench.installer.configs import load_config
 from gatebench.paths import PACKAGE_DIR, configs_dir, package_parent, project_root
 
@@ -80,6 +81,12 @@ class MatrixSpec:
     @property
     def infra_log(self) -> Path:
         return self.run_dir / "infra.jsonl"
+
+    def cell_opts(self) -> dict:
+        """The run's worker options as plain data, for a cell's child (here, or on a Ray node)."""
+        o = self.opts
+        return {"model": o.model, "max_turns": o.max_turns, "timeout_s": o.timeout_s,
+                "max_budget_usd": o.max_budget_usd, "policy": o.policy, "sealed": o.sealed}
 
     def pinned(self) -> dict:
         o = self.opts
@@ -132,6 +139,29 @@ def plan(spec: MatrixSpec) -> list[Cell]:
 def preflight(spec: MatrixSpec, env: dict | None = None) -> dict:
     """Everything checked before the first cell, above all before the first paid call. Raises UsageError."""
     env = dict(os.environ if env is None else env)
+    _check_plan(spec)
+    names, reviewer_models = _check_configs(spec)
+    if spec.arms:
+        load_config(BASE_CONFIG)
+        for n, p in spec.arms.items():
+            check_arm(Arm(n, p), list(names))
+    _check_tasks(spec)
+    if spec.worker == "sim":
+        from gatebench.bench.workers.sim import load_policy
+
+        load_policy(spec.opts.policy)
+    version = _cli_version(env)
+    if spec.worker == "claude":
+        from gatebench.bench.workers.claude import credential_problem
+
+        problem = credential_problem(env)
+        if problem:
+            raise UsageError(problem)
+    return {"cli_version": version, "reviewer_models": {m: sorted(set(cs)) for m, cs in reviewer_models.items()}}
+
+
+def _check_plan(spec: MatrixSpec) -> None:
+    """The worker, the counts and the variant names."""
     if spec.worker not in WORKERS:
         raise UsageError(f"unknown worker {spec.worker!r} (known: {', '.join(sorted(WORKERS))})")
     if not spec.configs or not spec.tasks:
@@ -144,22 +174,29 @@ def preflight(spec: MatrixSpec, env: dict | None = None) -> dict:
         raise UsageError(f"--variant: name each variant once (got {','.join(spec.variants) or 'none'})")
     for v in spec.variants:
         variants.check_kind(v)
+
+
+def _check_configs(spec: MatrixSpec) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """(config -> its name, model -> the configs whose reviewers run it on the CLI)."""
+    from gatebench.installer.configs import resolve_reviewers
+
     names = {}
-    reviewer_models: dict[str, list[str]] = {}  # model -> configs whose reviewers run it
+    reviewer_models: dict[str, list[str]] = {}
     for c in spec.configs:
         cfg = load_config(c)
         if cfg.name != Path(c).stem:
             raise UsageError(f"config {c}: its name {cfg.name!r} differs from the file name; cells are named by it")
         names[c] = cfg.name
-        from gatebench.installer.configs import resolve_reviewers
-
         for d in resolve_reviewers(cfg).values():
             if d.backend == "claude":
                 reviewer_models.setdefault(d.model or "(the CLI's default)", []).append(cfg.name)
-    if spec.arms:
-        load_config(BASE_CONFIG)
-        for n, p in spec.arms.items():
-            check_arm(Arm(n, p), list(names))
+    return names, reviewer_models
+
+
+def _check_tasks(spec: MatrixSpec) -> None:
+    """Each task loads, has its hidden tests and injections, and each variant of it can be made."""
+    from gatebench.bench import variants
+
     for t in spec.tasks:
         tf = load_task(t)
         if not tf.hidden.is_dir():
@@ -168,23 +205,15 @@ def preflight(spec: MatrixSpec, env: dict | None = None) -> dict:
         for v in spec.variants:
             if v != variants.NORMAL:
                 variants.mutated_files(tf, variants.load_variant(tf, v))
-    if spec.worker == "sim":
-        from gatebench.bench.workers.sim import load_policy
 
-        load_policy(spec.opts.policy)
+
+def _cli_version(env: dict) -> str:
     from gatebench.claude_cli import ClaudeNotFoundError, cli_version, find_claude
 
     try:
-        version = cli_version(find_claude(env))
+        return cli_version(find_claude(env))
     except ClaudeNotFoundError as e:
         raise UsageError(str(e))
-    if spec.worker == "claude":
-        from gatebench.bench.workers.claude import credential_problem
-
-        problem = credential_problem(env)
-        if problem:
-            raise UsageError(problem)
-    return {"cli_version": version, "reviewer_models": {m: sorted(set(cs)) for m, cs in reviewer_models.items()}}
 
 
 def check_pinned(spec: MatrixSpec) -> None:
@@ -364,12 +393,12 @@ class Matrix:
         with self.procs_lock:
             self.procs[proc.pid] = proc
         if self.stop.is_set():  # the stop came between the caller's check and the start
-            _signal_group(proc.pid, signal.SIGTERM)
+            signal_group(proc.pid, signal.SIGTERM, or_leader=True)
         try:
             # The child enforces the wall cap itself; this bound only guards against a wedged child.
             proc.join(timeout=self.spec.opts.timeout_s + 300)
             if proc.exitcode is None:
-                _signal_group(proc.pid, signal.SIGKILL)
+                signal_group(proc.pid, signal.SIGKILL, or_leader=True)
                 proc.join()
         finally:
             with self.procs_lock:
@@ -377,11 +406,8 @@ class Matrix:
         return proc.exitcode
 
     def _run_child(self, cell_dir: Path, attempt: int, prep_s: float) -> int | None:
-        o = self.spec.opts
         marker = attempt_marker(cell_dir, self.owner.token)
-        opts = {"model": o.model, "max_turns": o.max_turns, "timeout_s": o.timeout_s,
-                "max_budget_usd": o.max_budget_usd, "policy": o.policy, "attempt": attempt, "marker": marker,
-                "sealed": o.sealed}
+        opts = {**self.spec.cell_opts(), "attempt": attempt, "marker": marker}
         try:
             return self._child(cell_child, (str(cell_dir), self.spec.worker, opts, prep_s), f"cell {cell_dir.name}")
         finally:
@@ -406,18 +432,15 @@ class Matrix:
         self._run_child(cell_dir, attempt, prep_s)
         if self.stop.is_set():
             return None  # cut by the user: not a result, rerun on resume
-        cp = CellPaths(cell_dir)
-        if not cp.result.exists():
-            # The child died before finalize (crash, OOM kill): score what is there, it is an infra error.
-            # In a child too: finalize runs the oracle on the agent's work.
-            self._child(finalize_child, (str(cell_dir), attempt, prep_s), f"finalize {cell_dir.name}")
-            if self.stop.is_set():
-                return None
-            if not cp.result.exists():
-                tail = (cell_dir / "run.log").read_text(errors="replace")[-800:]
-                return self._bare_record(cell, attempt, f"the cell's run process failed and finalize could not "
-                                                        f"score it: {tail}")
-        rec = json.loads(cp.result.read_text())
+        # In a child too: finalize runs the oracle on the agent's work.
+        tail = rescue_result(cell_dir, lambda: self._child(finalize_child, (str(cell_dir), attempt, prep_s),
+                                                           f"finalize {cell_dir.name}"))
+        if self.stop.is_set():
+            return None
+        if tail is not None:
+            return self._bare_record(cell, attempt, f"the cell's run process failed and finalize could not "
+                                                    f"score it: {tail}")
+        rec = json.loads(CellPaths(cell_dir).result.read_text())
         rec.setdefault("timing", {})["cell_wall_s"] = round(time.monotonic() - t0, 3)
         paths = rec.get("paths") or {}
         rec["paths"] = {k: os.path.relpath(v, spec.run_dir) for k, v in paths.items()}
@@ -466,7 +489,7 @@ class Matrix:
         with self.procs_lock:
             procs = list(self.procs.values())
         for p in procs:
-            _signal_group(p.pid, sig)  # type: ignore[arg-type]
+            signal_group(p.pid, sig, or_leader=True)  # type: ignore[arg-type]
 
     def run(self) -> dict:
         self.owner.acquire()  # before the ledger is read: a dead owner's last cells may still be recording
@@ -535,19 +558,22 @@ class Matrix:
         return summary
 
 
+def rescue_result(cell_dir: Path, finalize: Callable[[], object]) -> str | None:
+    """None once the cell has its result; else the tail of its run.log, what its process said last.
+
+    A run that died before finalize (crash, OOM kill) is scored as it is, by `finalize`: an infra error.
+    """
+    result = CellPaths(cell_dir).result
+    if not result.exists():
+        finalize()
+    if result.exists():
+        return None
+    return (cell_dir / "run.log").read_text(errors="replace")[-800:]
+
+
 def _infra_line(rec: dict, cell: Cell, attempt: int) -> dict:
     return {"cell_id": cell.id, "attempt_no": attempt, "status": "infra_error", "error": rec.get("error"),
             "cost_usd": rec.get("cost_usd", 0.0), "ts": datetime.now(UTC).isoformat(timespec="seconds")}
-
-
-def _signal_group(pgid: int, sig: int) -> None:
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        try:  # the child may not have made its own group yet
-            os.kill(pgid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
 
 
 _FORKSERVER = None

@@ -58,19 +58,11 @@ def deny_rules(paths: list[Path]) -> list[str]:
     `//` marks an absolute path in Claude Code's rule syntax. Bash is fenced by the sandbox and the file
     tools by the guard (gatebench/bench/seal.py); these rules are one more layer for the task's own folders.
     """
-    rules = []
-    for p in paths:
-        a = str(p.resolve())
-        rules += [f"Read(/{a}/**)", f"Edit(/{a}/**)"]
-    return rules
+    return seal.folder_rules(str(p.resolve()) for p in paths)
 
 
 def work_settings(current: dict, python: str, state: Path, timeout_s: int, deny: list[str]) -> dict:
-    out = st.add(current, python, str(state), timeout_s)
-    perms = dict(out.get("permissions") or {})
-    perms["deny"] = [*[r for r in perms.get("deny", []) if r not in deny], *deny]
-    out["permissions"] = perms
-    return out
+    return seal.add_deny(st.add(current, python, str(state), timeout_s), deny)
 
 
 def seal_paths(cell: CellPaths, python: str, tf: TaskFiles | None = None,

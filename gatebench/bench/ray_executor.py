@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gatebench.bench.matrix import Cell, Matrix, MatrixSpec
+from gatebench.bench.matrix import Cell, Matrix, MatrixSpec, rescue_result
 
 # What a node needs of the bench home; the rest (runs/, work/, the venv, tests) stays on the driver.
 BENCH_DIRS = ("tasks", "hidden", "reference", "inject", "configs")
@@ -159,16 +159,13 @@ def run_cell_on_node(payload: dict[str, Any]) -> dict[str, Any]:
         env = {**os.environ, "GATEBENCH_HOME": home}
         log = cell_dir / "run.log"
         rc = _child(argv, log, env, float(o["timeout_s"]) + 300, "wb")
-        result = cell_dir / "result.json"
-        if not result.exists():
-            # The run died (or wedged past its own wall cap) before finalize: score what is there, as the
-            # local matrix does.
-            _child([sys.executable, "-m", "gatebench", "finalize", str(cell_dir), "--fresh-oracle"], log, env, 600, "ab")
-        if not result.exists():
-            tail = log.read_text(errors="replace")[-800:]
+        # A run that died (or wedged past its own wall cap) before finalize is scored as the local matrix does.
+        tail = rescue_result(cell_dir, lambda: _child([sys.executable, "-m", "gatebench", "finalize", str(cell_dir),
+                                                       "--fresh-oracle"], log, env, 600, "ab"))
+        if tail is not None:
             return {"record": None, "error": f"the cell's run exited {rc} with no result: {tail}"}
-        return {"record": json.loads(result.read_text()), "tar": pack(cell_dir), "node_cell": str(cell_dir),
-                "node": node, "pid": os.getpid()}
+        return {"record": json.loads((cell_dir / "result.json").read_text()), "tar": pack(cell_dir),
+                "node_cell": str(cell_dir), "node": node, "pid": os.getpid()}
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
@@ -248,11 +245,9 @@ class RayMatrix(Matrix):
         import ray
 
         spec = self.spec
-        o = spec.opts
         payload = {"run_id": spec.run_id, "config": cell.config, "task": cell.task, "rep": cell.rep,
                    "variant": cell.variant, "seed": spec.seed, "worker": spec.worker, "attempt": attempt,
-                   "opts": {"model": o.model, "max_turns": o.max_turns, "timeout_s": o.timeout_s,
-                            "max_budget_usd": o.max_budget_usd, "policy": o.policy, "sealed": o.sealed}}
+                   "opts": spec.cell_opts()}
         t0 = time.monotonic()
         ref = self._remote.remote(payload)
         with self.refs_lock:

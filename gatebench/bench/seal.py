@@ -28,6 +28,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -244,12 +245,27 @@ def deny_rules(sp: SealPaths) -> list[str]:
     # A folder that holds the work copy cannot be named: a deny rule wins over every allow (a source repository
     # with the runs folder inside it); the sandbox and the guard still hide it, longest prefix first.
     folders += [p for p in sp.also_private if not _under(os.path.abspath(sp.repo), os.path.abspath(p))]
-    rules = []
-    for p in dict.fromkeys(os.path.abspath(p) for p in folders):
-        rules += [f"Read(/{p}/**)", f"Edit(/{p}/**)"]
+    rules = folder_rules(dict.fromkeys(os.path.abspath(p) for p in folders))
     rules += [f"Edit(/{f})" for f in settings_files(sp)]
     rules.append(f"Edit(/{os.path.abspath(sp.repo / '.claude')}/**)")
     return [*rules, *DENIED_TOOLS]
+
+
+def folder_rules(folders: Iterable[str]) -> list[str]:
+    """Read and Edit deny rules for each absolute folder and all under it (`//` marks an absolute path)."""
+    rules = []
+    for p in folders:
+        rules += [f"Read(/{p}/**)", f"Edit(/{p}/**)"]
+    return rules
+
+
+def add_deny(settings: dict, rules: list[str]) -> dict:
+    """`settings` with `rules` last in permissions.deny, each once (idempotent), other rules kept."""
+    out = dict(settings)
+    perms = dict(out.get("permissions") or {})
+    perms["deny"] = [*[r for r in perms.get("deny", []) if r not in rules], *rules]
+    out["permissions"] = perms
+    return out
 
 
 def guard_command(python: str, policy_path: Path) -> str:
@@ -262,10 +278,7 @@ def seal_settings(current: dict, sp: SealPaths, guard_python: str) -> dict:
     deny, allow = read_rules(sp)
     out["sandbox"] = {"enabled": True, "allowUnsandboxedCommands": False, "failIfUnavailable": True,
                       "filesystem": {"denyRead": deny, "allowRead": allow}}
-    perms = dict(out.get("permissions") or {})
-    rules = deny_rules(sp)
-    perms["deny"] = [*[r for r in perms.get("deny", []) if r not in rules], *rules]
-    out["permissions"] = perms
+    out = add_deny(out, deny_rules(sp))
     hooks = dict(out.get("hooks") or {})
     entry = {"type": "command", "command": guard_command(guard_python, sp.state / POLICY_FILE),
              "timeout": GUARD_TIMEOUT_S}
@@ -468,18 +481,7 @@ def run_probe(claude: Path | None = None, timeout_s: float = 120.0) -> ProbeResu
             results = _tool_results(api.message_requests())
         if run.result is None or run.result.get("is_error"):
             problems.append(f"the probe agent did not finish (rc {run.rc}): {run.stderr.strip()[-300:]}")
-        for name, text in results:
-            if SECRET in text:
-                problems.append(f"{name} read a private file: {text.strip()[:120]!r}")
-        for f in sp.repo.rglob("*"):
-            if f.is_file() and not f.is_symlink() and SECRET in f.read_text(errors="replace"):
-                problems.append(f"Bash copied private content into the work copy ({f.name})")
-        for what, t in targets.items():
-            if t.exists() and (what.endswith("settings") or PWNED in t.read_text(errors="replace")):
-                problems.append(f"the agent wrote outside its work copy: {what} ({t})")
-        for ok in ("ok_bash.txt", "ok_tmp.txt", "ok_write.txt"):
-            if not (sp.repo / ok).is_file():
-                problems.append(f"an allowed write failed ({ok}): the seal would break honest work")
+        problems += _escapes(sp, results, targets)
         if not hook_mark.is_file():
             problems.append("the Stop hook did not run (it must keep its access under the seal)")
         version = (run.result or {}).get("claude_code_version") or _init_version(run.events)
@@ -491,6 +493,24 @@ def run_probe(claude: Path | None = None, timeout_s: float = 120.0) -> ProbeResu
                 t.unlink()
     return ProbeResult(sealed=not problems, problems=problems, seconds=round(time.monotonic() - t0, 2),
                        cli_version=version)
+
+
+def _escapes(sp: SealPaths, results: list[tuple[str, str]], targets: dict[str, Path]) -> list[str]:
+    """What the probe agent got out (a secret read or copied, a write outside), and honest writes that failed."""
+    problems = []
+    for name, text in results:
+        if SECRET in text:
+            problems.append(f"{name} read a private file: {text.strip()[:120]!r}")
+    for f in sp.repo.rglob("*"):
+        if f.is_file() and not f.is_symlink() and SECRET in f.read_text(errors="replace"):
+            problems.append(f"Bash copied private content into the work copy ({f.name})")
+    for what, t in targets.items():
+        if t.exists() and (what.endswith("settings") or PWNED in t.read_text(errors="replace")):
+            problems.append(f"the agent wrote outside its work copy: {what} ({t})")
+    for ok in ("ok_bash.txt", "ok_tmp.txt", "ok_write.txt"):
+        if not (sp.repo / ok).is_file():
+            problems.append(f"an allowed write failed ({ok}): the seal would break honest work")
+    return problems
 
 
 def _init_version(events: list[dict]) -> str | None:

@@ -5,8 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gatebench.hook.defaults import MATRIX_RETRIES_MAX
+
+if TYPE_CHECKING:  # the bench is imported only when the verb runs (`--help` loads no heavy module)
+    from gatebench.bench.arms import Arm
+    from gatebench.bench.matrix import MatrixSpec
+    from gatebench.bench.workers import WorkerOptions
 
 HELP = "run a config x task x rep matrix in parallel into runs/<run-id>/results.jsonl (resumable)"
 DESCRIPTION = """Prep, run and finalize every cell, --jobs at a time; each finished cell appends one record to
@@ -62,20 +68,34 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gatebench.bench import ledger
-    from gatebench.bench.matrix import (
-        Matrix,
-        MatrixSpec,
-        all_configs,
-        check_pinned,
-        default_run_id,
-        default_tasks,
-        plan,
-        preflight,
-        write_run_json,
-    )
-    from gatebench.cli import EXIT_FAIL, EXIT_INTERRUPTED, UsageError
+    from gatebench.bench.matrix import check_pinned, preflight, write_run_json
     from gatebench.cli.caps import worker_options
+
+    _check_executor(args)
+    opts = worker_options(args)
+    spec = _spec(args, opts, _arms(args))
+    pre = preflight(spec)
+    check_pinned(spec)
+    _print_preflight(args, spec, pre)
+    if args.dry_run:
+        return 0
+    from gatebench.bench.seal import require_seal
+
+    opts.sealed = require_seal(args.unsealed)  # before the first cell: exit 2 naming what leaked
+    write_run_json(spec, pre)
+    if args.executor == "ray":
+        from gatebench.bench.ray_executor import RayMatrix
+
+        summary = RayMatrix(spec, address=args.ray_address).run()
+    else:
+        from gatebench.bench.matrix import Matrix
+
+        summary = Matrix(spec).run()
+    return _report(args, spec, summary)
+
+
+def _check_executor(args: argparse.Namespace) -> None:
+    from gatebench.cli import UsageError
 
     if not 0 <= args.retries <= MATRIX_RETRIES_MAX:
         raise UsageError(f"--retries must be between 0 and {MATRIX_RETRIES_MAX}")
@@ -85,8 +105,11 @@ def run(args: argparse.Namespace) -> int:
         from gatebench.bench.ray_executor import require_ray
 
         require_ray()  # before any other work: a missing extra is bad input
-    opts = worker_options(args)
+
+
+def _arms(args: argparse.Namespace) -> list[Arm]:
     from gatebench.bench.arms import parse as parse_arm
+    from gatebench.cli import UsageError
 
     arms = [parse_arm(a) for a in args.arm]
     dup = sorted({a.name for a in arms if sum(b.name == a.name for b in arms) > 1})
@@ -94,6 +117,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--arm: named twice: {', '.join(dup)}")
     if arms and args.executor == "ray":
         raise UsageError("--arm runs on the local executor only (the Ray executor does not ship plugins)")
+    return arms
+
+
+def _spec(args: argparse.Namespace, opts: WorkerOptions, arms: list[Arm]) -> MatrixSpec:
+    from gatebench.bench.matrix import MatrixSpec, all_configs, default_run_id, default_tasks
+
     configs = [c for group in args.configs or [] for c in group]
     tasks = [t for group in args.tasks or [] for t in group]
     variants = [v for group in args.variant or [] for v in group]
@@ -107,8 +136,15 @@ def run(args: argparse.Namespace) -> int:
                       arms={a.name: a.plugin for a in arms}, variants=variants or ["normal"])
     if args.runs_dir:
         spec.runs_dir = args.runs_dir.absolute()
-    pre = preflight(spec)
-    check_pinned(spec)
+    return spec
+
+
+def _print_preflight(args: argparse.Namespace, spec: MatrixSpec, pre: dict) -> None:
+    """The plan (cells, what is done), the models, and the cost estimate."""
+    from gatebench.bench import ledger
+    from gatebench.bench.matrix import plan
+
+    opts = spec.opts
     cells = plan(spec)
     records = ledger.read(spec.ledger)
     done = {r.get("cell_id") for r in records} & {c.id for c in cells}
@@ -125,28 +161,26 @@ def run(args: argparse.Namespace) -> int:
     vs = f" x {len(spec.variants)} variant(s) ({','.join(spec.variants)})" if spec.variants != ["normal"] else ""
     print(f"[preflight] {len(spec.configs)} config(s){arm_note} x {len(spec.tasks)} task(s){vs} x {spec.reps} rep(s) = {len(cells)} "
           f"cells; {len(done)} done, {todo} to run; worker {spec.worker}, model {opts.model}, CLI {pre['cli_version']}")
+    _print_models(spec, pre)
+    print(f"[preflight] cost estimate ${est:.2f} (${per_cell:.2f}/cell, {basis}){fake}"
+          + (f"; ceiling ${spec.max_cost_usd:g}" if spec.max_cost_usd is not None else ""))
+
+
+def _print_models(spec: MatrixSpec, pre: dict) -> None:
     from gatebench.claude_cli import DEFAULT_REVIEWER_MODEL, DEFAULT_WORKER_MODEL
 
     def dflt(m: str, d: str) -> str:
         return f"{m} (default)" if m == d else m
 
     revs = "; ".join(f"{dflt(m, DEFAULT_REVIEWER_MODEL)} in {', '.join(cs)}" for m, cs in pre["reviewer_models"].items())
-    print(f"[preflight] models: worker {dflt(opts.model, DEFAULT_WORKER_MODEL)}; reviewers {revs or 'none'}"
+    print(f"[preflight] models: worker {dflt(spec.opts.model, DEFAULT_WORKER_MODEL)}; reviewers {revs or 'none'}"
           + (" (sim: the scripted agent and reviewers play these models)" if spec.worker == "sim" else ""))
-    print(f"[preflight] cost estimate ${est:.2f} (${per_cell:.2f}/cell, {basis}){fake}"
-          + (f"; ceiling ${spec.max_cost_usd:g}" if spec.max_cost_usd is not None else ""))
-    if args.dry_run:
-        return 0
-    from gatebench.bench.seal import require_seal
 
-    opts.sealed = require_seal(args.unsealed)  # before the first cell: exit 2 naming what leaked
-    write_run_json(spec, pre)
-    if args.executor == "ray":
-        from gatebench.bench.ray_executor import RayMatrix
 
-        summary = RayMatrix(spec, address=args.ray_address).run()
-    else:
-        summary = Matrix(spec).run()
+def _report(args: argparse.Namespace, spec: MatrixSpec, summary: dict) -> int:
+    """The summary line (or JSON), and the exit code it makes."""
+    from gatebench.cli import EXIT_FAIL, EXIT_INTERRUPTED
+
     print(json.dumps(summary, indent=1) if args.json else
           f"[matrix] {summary['recorded']}/{summary['cells']} cells recorded, {summary['solved']} solved, "
           f"{summary['infra_error']} infra errors, {'sim $' if spec.worker == 'sim' else '$'}{summary['cost_usd']:.2f}"

@@ -114,6 +114,22 @@ def killpg(pgid: int | None, sig: int = signal.SIGKILL) -> None:
         signal_group(pgid, sig)
 
 
+def end_group(proc: subprocess.Popen, grace_s: float, *, term: bool = True) -> None:
+    """End a command started in its own group: SIGTERM the group and give the command `grace_s` to end (when
+    `term`), then SIGKILL the group (what outlived the command goes too) and reap the command."""
+    if term:
+        killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            pass
+    killpg(proc.pid, signal.SIGKILL)
+    try:
+        proc.wait(grace_s)  # reaped here: its exit status is Popen's, and its pid is not reused under us
+    except subprocess.TimeoutExpired:
+        pass
+
+
 @dataclass
 class RawResult:
     returncode: int | None  # None when killed on timeout or never started
@@ -129,6 +145,7 @@ class RawResult:
     start_error: str | None = None
     report: bytes = b""  # what came through the report pipe (`report_pipe`), read alongside the output
     report_overflow: bool = False
+    exit_status: int | None = None  # the command's own exit status, also when killed (-9: by our SIGKILL)
 
 
 class _Sink:
@@ -167,107 +184,171 @@ def run_raw(
     cap: int = OUTPUT_CAP,
     keep: str = "tail",
     report_pipe: tuple[int, int] | None = None,
+    grace_s: float = 0.0,
 ) -> RawResult:
-    """Run `cmd` to its end or `timeout_s`, whichever first; never longer than timeout_s + DRAIN_S + a kill.
+    """Run `cmd` to its end or `timeout_s`, whichever first; never longer than timeout_s + grace_s + DRAIN_S + a kill.
 
     `keep`: "tail" keeps the last `cap` bytes of each stream (a test log's summary is at its end),
     "head" the first (a reviewer's answer is at its start). `report_pipe`: (read fd, write fd) of a pipe
     whose write end the command inherits (same number); it is read in the same loop as the output, so a
-    full pipe never blocks the writer, and both ends are closed here.
+    full pipe never blocks the writer, and both ends are closed here. `grace_s`: on timeout the group gets
+    SIGTERM and the command that long to end (its output still read) before the SIGKILL; 0 kills at once.
     """
     t0 = time.monotonic()
-    deadline = t0 + max(timeout_s, 0.01)
     marker = os.urandom(8).hex()
-    env = {**(os.environ if env is None else env), PROC_ENV: marker}
     try:
-        proc = subprocess.Popen(
-            cmd, cwd=cwd, env=env, shell=isinstance(cmd, str),
-            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-            preexec_fn=die_with_parent(), pass_fds=(report_pipe[1],) if report_pipe else (),
-        )
+        proc = _start(cmd, cwd, {**(os.environ if env is None else env), PROC_ENV: marker}, stdin is not None,
+                      report_pipe)
     except (OSError, ValueError) as e:
         if report_pipe:
             _close_fds(report_pipe)
         return RawResult(None, b"", str(e).encode(), time.monotonic() - t0, start_error=str(e))
-    assert proc.stdout is not None and proc.stderr is not None  # both are PIPE
-    sinks: dict[Any, _Sink] = {proc.stdout: _Sink(cap, keep), proc.stderr: _Sink(cap, keep)}
-    report = None
-    if report_pipe:
-        _close_fds(report_pipe[1:])  # only the command writes to it: EOF once it (and its children) closed it
-        report = open(report_pipe[0], "rb", buffering=0, closefd=True)  # noqa: SIM115 - closed with the others
-        sinks[report] = _Sink(REPORT_CAP, "head")
-    sel = selectors.DefaultSelector()
-    for pipe in sinks:
-        os.set_blocking(pipe.fileno(), False)
-        sel.register(pipe, selectors.EVENT_READ, pipe)
-    pending = memoryview(stdin or b"")
-    if proc.stdin is not None:
-        os.set_blocking(proc.stdin.fileno(), False)
-        if pending:
-            sel.register(proc.stdin, selectors.EVENT_WRITE, proc.stdin)
-        else:
-            proc.stdin.close()
-    timed_out, ended_at = False, None
+    pipes = _Pipes(proc, stdin or b"", cap, keep, report_pipe)
+    watch = _Watch(proc, t0 + max(timeout_s, 0.01), grace_s)
     try:
-        while sel.get_map():
-            now = time.monotonic()
-            if ended_at is None and proc.poll() is not None:
-                ended_at = now
-                killpg(proc.pid)  # grandchildren that outlived a normal exit still hold the group
-            if ended_at is None and now >= deadline:
-                timed_out, ended_at = True, now
-                killpg(proc.pid)
-            if ended_at is not None and now >= ended_at + DRAIN_S:
-                break  # something outside the group holds the pipes: stop reading, kill it below
-            limit = (ended_at + DRAIN_S) if ended_at is not None else deadline
-            for key, _ in sel.select(timeout=min(max(limit - now, 0.0), 0.1)):
-                f: IO[bytes] = key.data  # the pipe itself, registered as its own data
-                if f is proc.stdin:
-                    try:
-                        n = os.write(f.fileno(), pending[:65536])
-                        pending = pending[n:]
-                    except BlockingIOError:
-                        continue
-                    except OSError:  # it did not read its input; its exit code and output will say why
-                        pending = memoryview(b"")
-                    if not pending:
-                        sel.unregister(f)
-                        f.close()
-                    continue
-                try:
-                    chunk = os.read(f.fileno(), 65536)
-                except BlockingIOError:
-                    continue
-                except OSError:
-                    chunk = b""
-                if chunk:
-                    sinks[f].add(chunk)
-                else:
-                    sel.unregister(f)
+        while pipes.open() and (wait := watch.tick(time.monotonic())) is not None:
+            pipes.pump(wait)
     finally:
-        held = bool(sel.get_map()) and any(k.fileobj is not proc.stdin for k in sel.get_map().values())
-        sel.close()
-        killpg(proc.pid)
-        killed = kill_marked(PROC_ENV, marker)
-        for stream in (proc.stdin, proc.stdout, proc.stderr, report):
+        held = pipes.held()
+        killed = _finish(proc, pipes, marker)
+    return pipes.result(None if watch.timed_out else proc.returncode, time.monotonic() - t0, timed_out=watch.timed_out,
+                        held_pipes=held, killed=len(killed), exit_status=proc.returncode)
+
+
+def _start(cmd: list[str] | str, cwd: str, env: dict[str, str], with_stdin: bool,
+           report_pipe: tuple[int, int] | None) -> subprocess.Popen:
+    return subprocess.Popen(
+        cmd, cwd=cwd, env=env, shell=isinstance(cmd, str),
+        stdin=subprocess.PIPE if with_stdin else subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        preexec_fn=die_with_parent(), pass_fds=(report_pipe[1],) if report_pipe else (),
+    )
+
+
+def _finish(proc: subprocess.Popen, pipes: _Pipes, marker: str) -> list[int]:
+    """Kill what is left of the command (its group, then whatever carries its marker), close, reap."""
+    pipes.close_selector()
+    killpg(proc.pid)
+    killed = kill_marked(PROC_ENV, marker)
+    pipes.close_streams()
+    try:
+        proc.wait(timeout=2)
+    except subprocess.TimeoutExpired:
+        pass
+    return killed
+
+
+class _Watch:
+    """When the command has ended (or was ended), and whether its deadline did it."""
+
+    def __init__(self, proc: subprocess.Popen, deadline: float, grace_s: float):
+        self.proc, self.deadline, self.grace_s = proc, deadline, grace_s
+        self.timed_out = False
+        self.ended_at: float | None = None
+
+    def tick(self, now: float) -> float | None:
+        """How long to wait for output before the next tick; None: stop reading."""
+        if self.ended_at is None:
+            if not self.timed_out and now >= self.deadline and self.proc.poll() is None:
+                self.timed_out = True
+                if self.grace_s > 0:  # a chance to end cleanly (and say so on its output) before the kill
+                    killpg(self.proc.pid, signal.SIGTERM)
+                    self.deadline = now + self.grace_s
+            if self.proc.poll() is not None or now >= self.deadline:
+                self.ended_at = now
+                killpg(self.proc.pid)  # grandchildren that outlived a normal exit still hold the group
+        if self.ended_at is None:
+            limit = self.deadline
+        elif now >= self.ended_at + DRAIN_S:
+            return None  # something outside the group holds the pipes: stop reading, it is killed after
+        else:
+            limit = self.ended_at + DRAIN_S
+        return min(max(limit - now, 0.0), 0.1)
+
+
+class _Pipes:
+    """The command's output pipes (and the report pipe) read, and its stdin written, in one select loop."""
+
+    def __init__(self, proc: subprocess.Popen, stdin: bytes, cap: int, keep: str,
+                 report_pipe: tuple[int, int] | None):
+        assert proc.stdout is not None and proc.stderr is not None  # both are PIPE
+        self.proc = proc
+        self.out, self.err = _Sink(cap, keep), _Sink(cap, keep)
+        self.sinks: dict[Any, _Sink] = {proc.stdout: self.out, proc.stderr: self.err}
+        self.report = None
+        self.report_sink: _Sink | None = None
+        if report_pipe:
+            _close_fds(report_pipe[1:])  # only the command writes to it: EOF once it (and its children) closed it
+            self.report = open(report_pipe[0], "rb", buffering=0, closefd=True)  # noqa: SIM115 - closed with the others
+            self.report_sink = self.sinks[self.report] = _Sink(REPORT_CAP, "head")
+        self.sel = selectors.DefaultSelector()
+        for pipe in self.sinks:
+            os.set_blocking(pipe.fileno(), False)
+            self.sel.register(pipe, selectors.EVENT_READ, pipe)
+        self.pending = memoryview(stdin)
+        if proc.stdin is not None:
+            os.set_blocking(proc.stdin.fileno(), False)
+            if self.pending:
+                self.sel.register(proc.stdin, selectors.EVENT_WRITE, proc.stdin)
+            else:
+                proc.stdin.close()
+
+    def open(self) -> bool:
+        return bool(self.sel.get_map())
+
+    def held(self) -> bool:
+        """An output pipe is still open (the command's end did not close it)."""
+        return any(k.fileobj is not self.proc.stdin for k in self.sel.get_map().values())
+
+    def pump(self, timeout: float) -> None:
+        for key, _ in self.sel.select(timeout=timeout):
+            f: IO[bytes] = key.data  # the pipe itself, registered as its own data
+            if f is self.proc.stdin:
+                self._write(f)
+            else:
+                self._read(f)
+
+    def _write(self, f: IO[bytes]) -> None:
+        try:
+            n = os.write(f.fileno(), self.pending[:65536])
+            self.pending = self.pending[n:]
+        except BlockingIOError:
+            return
+        except OSError:  # it did not read its input; its exit code and output will say why
+            self.pending = memoryview(b"")
+        if not self.pending:
+            self.sel.unregister(f)
+            f.close()
+
+    def _read(self, f: IO[bytes]) -> None:
+        try:
+            chunk = os.read(f.fileno(), 65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if chunk:
+            self.sinks[f].add(chunk)
+        else:
+            self.sel.unregister(f)
+
+    def close_selector(self) -> None:
+        self.sel.close()
+
+    def close_streams(self) -> None:
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr, self.report):
             if stream is not None:
                 try:
                     stream.close()
                 except OSError:
                     pass
-        try:
-            proc.wait(timeout=2)
-        except subprocess.TimeoutExpired:
-            pass
-    rc = None if timed_out else proc.returncode
-    out, err = sinks[proc.stdout], sinks[proc.stderr]
-    result = RawResult(rc, out.value(), err.value(), time.monotonic() - t0, proc.pid, timed_out=timed_out,
-                       held_pipes=held, killed=len(killed))
-    result.overflow, result.err_overflow = out.over, err.over
-    if report is not None:
-        result.report, result.report_overflow = sinks[report].value(), sinks[report].over
-    return result
+
+    def result(self, rc: int | None, seconds: float, **kw: Any) -> RawResult:
+        r = RawResult(rc, self.out.value(), self.err.value(), seconds, self.proc.pid, **kw)
+        r.overflow, r.err_overflow = self.out.over, self.err.over
+        if self.report_sink is not None:
+            r.report, r.report_overflow = self.report_sink.value(), self.report_sink.over
+        return r
 
 
 def _close_fds(fds) -> None:

@@ -64,9 +64,18 @@ def read_jsonl(path: str | os.PathLike, *, unreadable_ok: bool = True) -> tuple[
     return out, bad
 
 
-def signal_group(pgid: int, sig: int) -> None:
-    """Signal a process group that may already be gone (or never ours): nothing to do then."""
+def signal_group(pgid: int, sig: int, *, or_leader: bool = False) -> None:
+    """Signal a process group that may already be gone (or never ours): nothing to do then.
+
+    `or_leader`: if there is no such group, signal the process `pgid` itself (a child that has not made its
+    own group yet). Only for a child not yet reaped: a reaped one's pid may already be another process's.
+    """
     try:
         os.killpg(pgid, sig)
     except (ProcessLookupError, PermissionError):
-        pass
+        if not or_leader:
+            return
+        try:
+            os.kill(pgid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass

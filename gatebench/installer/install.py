@@ -159,15 +159,16 @@ def check_command(command: str, cwd: Path, timeout_s: float = 20.0) -> str | Non
     stop through without a word, so this is the one check that matters.
     """
     import os
-    import subprocess
 
+    from gatebench.hook import proc
     from gatebench.hook.state import GUARD_ENV
 
-    try:
-        r = subprocess.run(["sh", "-c", command], cwd=cwd, input="", capture_output=True, text=True,
-                           timeout=timeout_s, env={**os.environ, GUARD_ENV: "1"})
-    except subprocess.TimeoutExpired:
+    r = proc.run(["sh", "-c", command], cwd=str(cwd), timeout_s=timeout_s, env={**os.environ, GUARD_ENV: "1"},
+                 stdin_text="")
+    if r.timed_out:
         return f"did not exit within {timeout_s:.0f} s"
+    if r.returncode is None:  # it could not start (the folder is gone): the hook could not either
+        return f"cannot start: {r.stderr.strip()[:300]}"
     if r.returncode != 0:
         tail = (r.stderr or r.stdout).strip().splitlines()[-1:] or [""]
         return f"exit {r.returncode}: {tail[0][:300]}"

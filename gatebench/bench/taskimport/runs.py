@@ -45,10 +45,11 @@ def diagnose(tree: Path, command: str, python: str, timeout_s: float, hidden: Pa
         shutil.copytree(tree, copy, symlinks=True)
         if hidden is not None:
             shutil.copytree(hidden, copy, dirs_exist_ok=True)
-        try:
-            r = subprocess.run(command.replace("{python}", shlex.quote(python)), shell=True, cwd=copy, text=True,
-                               capture_output=True, timeout=timeout_s, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
-        except subprocess.TimeoutExpired:
+        from gatebench.hook import proc  # the group, not only the shell, dies on timeout
+
+        r = proc.run(command.replace("{python}", shlex.quote(python)), cwd=str(copy), timeout_s=timeout_s,
+                     env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+        if r.timed_out:
             return f"(timed out after {timeout_s:.0f} s)"
     lines = (r.stdout + r.stderr).strip().splitlines()
     return "\n".join(lines[-30:])

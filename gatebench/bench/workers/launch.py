@@ -26,8 +26,9 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
-from gatebench.hook.proc import become_subreaper, die_with_parent, kill_marked, killpg, marked
+from gatebench.hook.proc import become_subreaper, die_with_parent, end_group, kill_marked, marked
 
 CELL_ENV = "GATEBENCH_CELL"
 POLL_S = 0.05
@@ -187,13 +188,7 @@ def launch(argv: list[str], *, cwd: Path, env: dict[str, str], stdout: Path, std
     on its own), `error` is set when the process could not start at all. env[CELL_ENV], if set, must be an
     attempt marker (attempt_marker).
     """
-    parent = os.getppid()
-    t0 = time.monotonic()
-    marker = env.get(CELL_ENV)
-    become_subreaper()
-    before = descendants(os.getpid())
-    dog, lifeline = start_watchdog(marker) if marker else (None, None)
-    spare = {dog.pid} if dog else set()
+    attempt = _Attempt(env.get(CELL_ENV))
     try:
         with open(stdout, "wb") as out, open(stderr, "wb") as err:
             try:
@@ -204,67 +199,63 @@ def launch(argv: list[str], *, cwd: Path, env: dict[str, str], stdout: Path, std
                         "error": f"cannot start {argv[0]}: {e}"}
             killed = None
             try:
-                while True:
-                    try:
-                        proc.wait(POLL_S)  # returns the moment the CLI exits; otherwise a tick of the watch
-                        break
-                    except subprocess.TimeoutExpired:
-                        pass
-                    if time.monotonic() - t0 > timeout_s:
-                        killed = f"wall cap of {timeout_s:g} s"
-                    elif max(os.fstat(out.fileno()).st_size, os.fstat(err.fileno()).st_size) > OUTPUT_CAP:
-                        killed = f"output cap of {OUTPUT_CAP >> 20} MiB"
-                    elif os.getppid() != parent:
-                        killed = "the process that started this worker died"
-                    else:
-                        killed = stop()
-                    if killed:
-                        break
+                killed = _watch(proc, lambda: attempt.cut_reason(timeout_s, out, err, stop))
             except BaseException:
-                killed = killed or "interrupted"
+                killed = "interrupted"
                 raise
             finally:
-                # A dead parent (kill -9 of the matrix) gets no grace: the 5 s bound counts from its death.
-                if (killed or proc.poll() is None) and os.getppid() == parent:
-                    killpg(proc.pid, signal.SIGTERM)
-                    try:
-                        proc.wait(GRACE_S)
-                    except subprocess.TimeoutExpired:
-                        pass
-                # Children that outlived the CLI, or left its group, go too.
-                killpg(proc.pid, signal.SIGKILL)
-                try:
-                    proc.wait(GRACE_S)  # reaped by Popen first: its exit status must not be taken below
-                except subprocess.TimeoutExpired:
-                    pass
-                if marker:
-                    reap(marker)
-                kill_new_descendants(before, spare | {proc.pid})
+                attempt.end(proc, killed)
     finally:
-        if lifeline is not None:
-            os.close(lifeline)  # the watchdog sweeps once more (finds nothing) and exits
-    return {"rc": proc.returncode, "wall_s": round(time.monotonic() - t0, 3),
+        attempt.close()
+    return {"rc": proc.returncode, "wall_s": round(time.monotonic() - attempt.t0, 3),
             "timed_out": bool(killed and killed.startswith("wall cap")), "killed": killed, "error": None}
 
 
-def cli_args(opts, session_id: str) -> list[str]:
-    """The caps and pins every config of a run shares."""
-    return ["--model", opts.model, "--max-turns", str(opts.max_turns), "--max-budget-usd", f"{opts.max_budget_usd:g}",
-            "--session-id", session_id]
+def _watch(proc: subprocess.Popen, cut: Callable[[], str | None]) -> str | None:
+    """Wait for the CLI to end, or for `cut` to give a reason to end it (returned; else cut's last word)."""
+    killed = None
+    while True:
+        try:
+            proc.wait(POLL_S)  # returns the moment the CLI exits; otherwise a tick of the watch
+            return killed
+        except subprocess.TimeoutExpired:
+            pass
+        killed = cut()
+        if killed:
+            return killed
 
 
-def task_prompt(state_dir: Path) -> str:
-    import json
+class _Attempt:
+    """What one launch keeps to make sure nothing it started outlives it (see the module doc)."""
 
-    data = json.loads((state_dir / "config.json").read_text(encoding="utf-8"))
-    return data["task"]["prompt"]
+    def __init__(self, marker: str | None):
+        self.parent = os.getppid()
+        self.t0 = time.monotonic()
+        self.marker = marker
+        become_subreaper()
+        self.before = descendants(os.getpid())
+        dog, self.lifeline = start_watchdog(marker) if marker else (None, None)
+        self.spare = {dog.pid} if dog else set()
 
+    def cut_reason(self, timeout_s: float, out: IO[bytes], err: IO[bytes],
+                   stop: Callable[[], str | None]) -> str | None:
+        if time.monotonic() - self.t0 > timeout_s:
+            return f"wall cap of {timeout_s:g} s"
+        if max(os.fstat(out.fileno()).st_size, os.fstat(err.fileno()).st_size) > OUTPUT_CAP:
+            return f"output cap of {OUTPUT_CAP >> 20} MiB"
+        if os.getppid() != self.parent:
+            return "the process that started this worker died"
+        return stop()
 
-def cell_args_note(argv: list[str]) -> list[str]:
-    """argv for the record, with the (long) prompt elided."""
-    out = list(argv)
-    if "-p" in out:
-        i = out.index("-p")
-        if i + 1 < len(out):
-            out[i + 1] = f"<prompt: {len(out[i + 1])} chars>"
-    return out
+    def end(self, proc: subprocess.Popen, killed: str | None) -> None:
+        # A dead parent (kill -9 of the matrix) gets no grace: the 5 s bound counts from its death.
+        # Reaped by Popen first: its exit status must not be taken below.
+        end_group(proc, GRACE_S, term=bool(killed or proc.poll() is None) and os.getppid() == self.parent)
+        # Children that outlived the CLI, or left its group, go too.
+        if self.marker:
+            reap(self.marker)
+        kill_new_descendants(self.before, self.spare | {proc.pid})
+
+    def close(self) -> None:
+        if self.lifeline is not None:
+            os.close(self.lifeline)  # the watchdog sweeps once more (finds nothing) and exits

@@ -12,19 +12,9 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from gatebench.bench import seal
-from gatebench.bench.arms import plugin_args
-from gatebench.bench.cell import CellPaths, session_id_for
+from gatebench.bench.cell import CellPaths
 from gatebench.bench.workers import require_claude
-from gatebench.bench.workers.launch import (
-    CELL_ENV,
-    attempt_marker,
-    cell_args_note,
-    cli_args,
-    launch,
-    task_prompt,
-)
-from gatebench.claude_cli import claude_argv, claude_env
+from gatebench.bench.workers.cli import run_cli
 from gatebench.errors import UsageError
 from gatebench.hook.snapshot import read_blob, read_json
 from gatebench.hook.state import Paths
@@ -142,14 +132,9 @@ def run(cell: CellPaths, meta: CellMeta, opts, stop: Callable[[], str | None]) -
     policy = load_policy(opts.policy)
     agent = AgentBrain(agent_spec(cell, meta, policy))
     brain, reviewers = brain_for(agent, policy, meta.seed)
-    sid = session_id_for(cell.root, opts.attempt)
     api = FakeMessagesApi(brain, log_path=cell.api_log).start()
     try:
-        env = claude_env(api.base_url, cell.home, {**seal.worker_env(cell.root, opts.sealed), **opts.extra_env,
-                                                   CELL_ENV: opts.marker or attempt_marker(cell.root)})
-        argv = claude_argv(claude, task_prompt(cell.state), [*cli_args(opts, sid), *plugin_args(meta), *seal.worker_args(opts.sealed)])
-        info = launch(argv, cwd=cell.repo, env=env, stdout=cell.stream, stderr=cell.root / "stderr.log",
-                      timeout_s=opts.timeout_s, stop=stop)
+        info = run_cli(claude, cell, meta, opts, stop, base_url=api.base_url)
         api_totals = api.usage_totals()
     finally:
         # Shutting the server down waits out its poll tick; nobody needs that wait, the CLI is gone.
@@ -157,5 +142,4 @@ def run(cell: CellPaths, meta: CellMeta, opts, stop: Callable[[], str | None]) -
     truth = agent.truth() | {"policy": policy.name, "policy_hash": content_hash(policy.model_dump(mode="json"))}
     truth["reviews"] = [{"reviewer": c.reviewer, "n": c.n, "truth": c.truth, "wrong": c.wrong,
                          "verdict": c.verdict} for c in reviewers.calls]
-    return {**info, "session_id": sid, "model": opts.model, "argv": cell_args_note(argv), "sim": truth,
-            "api": api_totals}
+    return {**info, "sim": truth, "api": api_totals}
