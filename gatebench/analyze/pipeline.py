@@ -12,7 +12,7 @@ from gatebench.analyze import cellpage, integrity, metrics, planner, provenance
 from gatebench.analyze import cells as cells_mod
 from gatebench.analyze.gates import gate_stats
 from gatebench.analyze.load import Loaded, Run, load
-from gatebench.models.analysis import Analysis, CellLink, LedgerInput, Settings
+from gatebench.models.analysis import Analysis, CellLink, Delta, ImpossibleSummary, LedgerInput, Settings
 
 CELLS_LISTED_MAX = 5000
 
@@ -103,94 +103,40 @@ def build(
     seed: int = 0,
     target_halfwidth: float = 0.05,
 ) -> Analysis:
-    warnings = list(loaded.warnings)
     resolved = cells_mod.resolve(loaded.runs)
-    warnings += resolved.warnings
-    warnings += cells_mod.version_warnings(resolved.scored)
-    unsealed = sum(1 for r in resolved.scored if not r.sealed and r.origin == "matrix")
-    from_pe = sum(1 for r in resolved.scored if r.origin != "matrix")
-    if from_pe:
-        warnings.append(f"{from_pe} scored run(s) came from `claude plugin eval`: the agent ran in that command's "
-                        "sandbox, not in gatebench's sealed cells (SPEC.md section 18 says what it hides)")
-    if unsealed:
-        warnings.append(f"{unsealed} of {len(resolved.scored)} scored record(s) ran unsealed (sealed: false): the "
-                        "agent could have reached what judged it; trust their scores less")
-    # Impossible cells answer another question (does the agent cheat?): they are scored apart, never in a solve rate.
-    normal = [r for r in resolved.scored if r.variant == "normal"]
-    impossible = [r for r in resolved.scored if r.variant == "impossible" and r.outcome is not None]
-    if len(normal) + len(impossible) < len(resolved.scored):
-        odd = sorted({f"{r.variant} (outcome {r.outcome})" for r in resolved.scored
-                      if r.variant != "normal" and not (r.variant == "impossible" and r.outcome is not None)})
-        warnings.append(f"{len(resolved.scored) - len(normal) - len(impossible)} scored record(s) of another variant "
-                        f"or without an outcome left out: {', '.join(odd[:5])}")
+    warnings = [*loaded.warnings, *resolved.warnings, *cells_mod.version_warnings(resolved.scored),
+                *_origin_warnings(resolved.scored)]
+    normal, impossible, odd = _by_variant(resolved.scored)
+    warnings += odd
     grouped = cells_mod.group(normal)
     settings = {"confidence": confidence, "resamples": resamples, "seed": seed}
     configs = _config_order(set(grouped), baseline)
-    infra_by_cfg: dict[str, list[Run]] = {}
-    for r in resolved.infra:
-        if r.variant == "normal":
-            infra_by_cfg.setdefault(r.config, []).append(r)
-    unresolved_by_cfg: dict[str, int] = {}
-    for _run_id, cell in resolved.unresolved:
-        if cell.count("/") > 2:  # <config>/<task>/<rep>/<variant>: not a normal cell
-            continue
-        cfg = cell.split("/", 1)[0]
-        unresolved_by_cfg[cfg] = unresolved_by_cfg.get(cfg, 0) + 1
+    infra_by_cfg = _normal_by_config(resolved.infra)
     only_infra = sorted(set(infra_by_cfg) - set(grouped))
     if only_infra:
         warnings.append(f"config(s) with infra errors only, nothing scored: {', '.join(only_infra)}")
-
-    summaries = [
-        metrics.config_summary(c, grouped[c], infra_by_cfg.get(c, []), unresolved_by_cfg.get(c, 0), confidence)
-        for c in configs
-    ]
-    for s in summaries:
-        if s.runs and s.solved == 0:
-            warnings.append(f"config {s.config}: no scored run solved its task (0/{s.runs}); cost per solve is undefined")
+    unresolved_by_cfg = _unresolved_by_config(resolved.unresolved)
+    summaries = [metrics.config_summary(c, grouped[c], infra_by_cfg.get(c, []), unresolved_by_cfg.get(c, 0), confidence)
+                 for c in configs]
+    warnings += [f"config {s.config}: no scored run solved its task (0/{s.runs}); cost per solve is undefined"
+                 for s in summaries if s.runs and s.solved == 0]
     warnings += _integrity(summaries, grouped, resolved.scored + resolved.infra, confidence)
-
     present_baseline = baseline if baseline in grouped else None
     if baseline is not None and present_baseline is None:
         warnings.append(
             f"baseline config {baseline!r} is not in the ledger(s) (configs: {', '.join(configs) or 'none'}); "
             "Δ, McNemar and the validity check are skipped — pass --baseline NAME"
         )
-    deltas = []
-    if present_baseline:
-        for c in configs:
-            if c == present_baseline:
-                continue
-            d = metrics.delta(c, present_baseline, grouped, settings)
-            if d.tasks == 0:
-                warnings.append(f"config {c}: no task in common with the baseline {present_baseline}; no Δ")
-                continue
-            unpaired = sorted(t for t, rs in grouped[c].items() if rs and not grouped[present_baseline].get(t))
-            if unpaired:
-                warnings.append(
-                    f"config {c}: {len(unpaired)} task(s) without a baseline run left out of its Δ: "
-                    + ", ".join(unpaired[:10]) + (" ..." if len(unpaired) > 10 else "")
-                )
-            deltas.append(d)
+    deltas, delta_warnings = _deltas(configs, present_baseline, grouped, settings)
     by_delta = {d.config: d for d in deltas}
-    counterfactual = [
-        metrics.counterfactual(c, grouped, present_baseline, by_delta.get(c), settings) for c in configs
-    ]
-    for cf in counterfactual:
-        if cf.unknown:
-            warnings.append(
-                f"config {cf.config}: {cf.unknown} run(s) had no oracle result at their first stop; "
-                "left out of the counterfactual"
-            )
-    points = {c: pt for c in configs if (pt := metrics.cost_rate_point(grouped[c])) is not None}
-    grouped_imp = cells_mod.group(impossible)
-    base_imp = grouped_imp.get(baseline) if baseline else None
-    imp_configs = _config_order(set(grouped_imp), baseline)
-    if base_imp is None and baseline and imp_configs:
-        warnings.append(f"baseline config {baseline!r} has no impossible cell: cheat and abstain rates get no Δ")
-    impossible_summaries = [metrics.impossible_summary(c, grouped_imp[c], base_imp, baseline, settings)
-                            for c in imp_configs]
+    counterfactual = [metrics.counterfactual(c, grouped, present_baseline, by_delta.get(c), settings) for c in configs]
+    warnings += delta_warnings + [f"config {cf.config}: {cf.unknown} run(s) had no oracle result at their first stop; "
+                                  "left out of the counterfactual" for cf in counterfactual if cf.unknown]
+    impossible_summaries, imp_warnings = _impossible(impossible, baseline, settings)
+    warnings += imp_warnings
     all_listed = resolved.scored + resolved.infra
     prov = provenance.provenance(all_listed, configs + only_infra)
+    points = {c: pt for c in configs if (pt := metrics.cost_rate_point(grouped[c])) is not None}
     return Analysis(
         gatebench=__version__,
         generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -214,6 +160,87 @@ def build(
         plans=planner.plans(grouped, configs, present_baseline, target_halfwidth, confidence),
         impossible=impossible_summaries,
     )
+
+
+def _origin_warnings(scored: list[Run]) -> list[str]:
+    """Scored runs that did not run in gatebench's sealed cells."""
+    out: list[str] = []
+    unsealed = sum(1 for r in scored if not r.sealed and r.origin == "matrix")
+    from_pe = sum(1 for r in scored if r.origin != "matrix")
+    if from_pe:
+        out.append(f"{from_pe} scored run(s) came from `claude plugin eval`: the agent ran in that command's "
+                   "sandbox, not in gatebench's sealed cells (SPEC.md section 18 says what it hides)")
+    if unsealed:
+        out.append(f"{unsealed} of {len(scored)} scored record(s) ran unsealed (sealed: false): the "
+                   "agent could have reached what judged it; trust their scores less")
+    return out
+
+
+def _by_variant(scored: list[Run]) -> tuple[list[Run], list[Run], list[str]]:
+    """(normal runs, impossible runs with an outcome, a warning naming what is neither)."""
+    # Impossible cells answer another question (does the agent cheat?): they are scored apart, never in a solve rate.
+    normal = [r for r in scored if r.variant == "normal"]
+    impossible = [r for r in scored if r.variant == "impossible" and r.outcome is not None]
+    if len(normal) + len(impossible) == len(scored):
+        return normal, impossible, []
+    odd = sorted({f"{r.variant} (outcome {r.outcome})" for r in scored
+                  if r.variant != "normal" and not (r.variant == "impossible" and r.outcome is not None)})
+    return normal, impossible, [f"{len(scored) - len(normal) - len(impossible)} scored record(s) of another variant "
+                                f"or without an outcome left out: {', '.join(odd[:5])}"]
+
+
+def _normal_by_config(runs: list[Run]) -> dict[str, list[Run]]:
+    out: dict[str, list[Run]] = {}
+    for r in runs:
+        if r.variant == "normal":
+            out.setdefault(r.config, []).append(r)
+    return out
+
+
+def _unresolved_by_config(unresolved: list[tuple[str, str]]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for _run_id, cell in unresolved:
+        if cell.count("/") > 2:  # <config>/<task>/<rep>/<variant>: not a normal cell
+            continue
+        cfg = cell.split("/", 1)[0]
+        out[cfg] = out.get(cfg, 0) + 1
+    return out
+
+
+def _deltas(configs: list[str], baseline: str | None, grouped: metrics.Grouped,
+            settings: dict) -> tuple[list[Delta], list[str]]:
+    """Each config's Δ against the baseline present in the ledger, paired by task; warnings for what is unpaired."""
+    deltas: list[Delta] = []
+    warnings: list[str] = []
+    if not baseline:
+        return deltas, warnings
+    for c in configs:
+        if c == baseline:
+            continue
+        d = metrics.delta(c, baseline, grouped, settings)
+        if d.tasks == 0:
+            warnings.append(f"config {c}: no task in common with the baseline {baseline}; no Δ")
+            continue
+        unpaired = sorted(t for t, rs in grouped[c].items() if rs and not grouped[baseline].get(t))
+        if unpaired:
+            warnings.append(
+                f"config {c}: {len(unpaired)} task(s) without a baseline run left out of its Δ: "
+                + ", ".join(unpaired[:10]) + (" ..." if len(unpaired) > 10 else "")
+            )
+        deltas.append(d)
+    return deltas, warnings
+
+
+def _impossible(impossible: list[Run], baseline: str | None,
+                settings: dict) -> tuple[list[ImpossibleSummary], list[str]]:
+    """Cheat and abstain rates per config of the impossible cells, with their Δ against the baseline's."""
+    grouped_imp = cells_mod.group(impossible)
+    base_imp = grouped_imp.get(baseline) if baseline else None
+    imp_configs = _config_order(set(grouped_imp), baseline)
+    warnings: list[str] = []
+    if base_imp is None and baseline and imp_configs:
+        warnings.append(f"baseline config {baseline!r} has no impossible cell: cheat and abstain rates get no Δ")
+    return [metrics.impossible_summary(c, grouped_imp[c], base_imp, baseline, settings) for c in imp_configs], warnings
 
 
 def analyze(

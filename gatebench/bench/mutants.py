@@ -31,6 +31,7 @@ from __future__ import annotations
 import ast
 import difflib
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 SWAP = {ast.Lt: "<=", ast.LtE: "<", ast.Gt: ">=", ast.GtE: ">", ast.Eq: "!=", ast.NotEq: "==",
@@ -110,147 +111,252 @@ def mutants(rel: str, parent: str | None, reference: str) -> list[Mutant]:
     except SyntaxError:
         return out
     lines = changed_lines(parent or "", reference)
-    starts = _offsets(reference)
-
-    def pos(line: int, col: int) -> int:
-        # ast columns are UTF-8 byte offsets
-        row = reference[starts[line - 1]:starts[line] if line < len(starts) else None]
-        return starts[line - 1] + len(row.encode("utf-8")[:col].decode("utf-8", errors="ignore"))
-
-    def span(node: ast.AST) -> tuple[int, int]:
-        return pos(node.lineno, node.col_offset), pos(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
-
+    site = _Site.of(rel, reference, tree, lines)
     found: dict[str, list[Mutant]] = {op: [] for op in OPS_ORDER}
-    first_param: dict[int, str] = {}  # id(return node) -> the enclosing function's first parameter
-    for fn in ast.walk(tree):
-        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.args.args:
-            for sub in ast.walk(fn):
-                if isinstance(sub, ast.Return):
-                    first_param.setdefault(id(sub), fn.args.args[0].arg)
-    params: dict[int, list[str]] = {}  # id(Name node) -> the enclosing function's parameters
-    attrs: dict[int, list[str]] = {}  # id(self.X node) -> attributes the enclosing class sets on self
-    for cls in ast.walk(tree):
-        if isinstance(cls, ast.ClassDef):
-            own = sorted({t.attr for n in ast.walk(cls) if isinstance(n, ast.Assign) for t in n.targets
-                          if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"})
-            for n in ast.walk(cls):
-                if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name) \
-                        and n.value.id == "self" and n.attr in own:
-                    attrs[id(n)] = own
-    for fn in ast.walk(tree):
-        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            names = [a.arg for a in fn.args.args if a.arg not in ("self", "cls")]
-            for n in ast.walk(fn):
-                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names:
-                    params[id(n)] = names
-    docstrings = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
-    literals = [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str) and _in(n, lines)
-                and id(n) not in docstrings and n.lineno == n.end_lineno]
-    # name -> [(attribute, span of the attribute's name)] read on a variable of that name anywhere in the file
-    reads: dict[str, list[tuple[str, tuple[int, int]]]] = {}
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and isinstance(n.ctx, ast.Load) \
-                and n.value.id != "self":
-            e = span(n)[1]
-            reads.setdefault(n.value.id, []).append((n.attr, (e - len(n.attr), e)))
     for node in ast.walk(tree):
-        if not _in(node, lines):
-            continue
-        where = f"line {node.lineno} of {rel}"  # type: ignore[attr-defined]
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and isinstance(node.ctx, ast.Load):
-            alt = next(((a, sp) for a, sp in reads.get(node.value.id, []) if a != node.attr), None)
-            if alt is not None:
-                e = span(node)[1]
-                found["names"].append(Mutant(rel, "names", f"`{node.value.id}.{alt[0]}` read in place of "
-                                             f"`{node.value.id}.{node.attr}` at {where}",
-                                             ((e - len(node.attr), e, f"@{alt[1][0]}:{alt[1][1]}"),)))
-        twin = None
-        if isinstance(node, ast.Name) and node.id in TWINS and isinstance(node.ctx, ast.Load):
-            twin = (span(node), node.id)
-        elif isinstance(node, ast.Attribute) and node.attr in TWINS and isinstance(node.ctx, ast.Load):
-            e = span(node)[1]
-            twin = ((e - len(node.attr), e), node.attr)
-        if twin is not None:
-            (s, e), name = twin
-            found["twins"].append(Mutant(rel, "twins", f"`{TWINS[name]}` in place of `{name}` at {where}",
-                                         ((s, e, TWINS[name]),)))
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            s, e = span(node)
-            found["twins"].append(Mutant(rel, "twins", f"the `not` at {where} left out",
-                                         ((s, span(node.operand)[0], ""),)))
-        if node in literals:
-            other = next((o for o in literals if o.value != node.value), None)
-            if other is not None:
-                s, e = span(node)
-                os_, oe = span(other)
-                found["strings"].append(Mutant(rel, "strings", f"the string at {where} swapped for the one at line "
-                                               f"{other.lineno}", ((s, e, f"@{os_}:{oe}"),)))
-        kept_stmt = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Pass, ast.Import, ast.ImportFrom)
-        docstring = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-        if isinstance(node, ast.stmt) and not isinstance(node, kept_stmt) and not docstring:
-            s, e = span(node)
-            found["drop"].append(Mutant(rel, "drop", f"the statement at {where} left out", ((s, e, "pass"),)))
-        if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
-            s, e = span(node.test)
-            found["negate"].append(Mutant(rel, "negate", f"the condition at {where} inverted",
-                                          ((s, s, "not ("), (e, e, ")"))))
-        if isinstance(node, ast.Compare) and type(node.ops[0]) in SWAP:
-            s, e = span(node.left)[1], span(node.comparators[0])[0]
-            new = SWAP[type(node.ops[0])]
-            found["compare"].append(Mutant(rel, "compare", f"the comparison at {where} changed to `{new}`",
-                                           ((s, e, f" {new} "),)))
-        if isinstance(node, ast.Constant) and type(node.value) is int:
-            s, e = span(node)
-            found["constant"].append(Mutant(rel, "constant", f"the constant {node.value} at {where} off by one",
-                                            ((s, e, str(node.value + 1)),)))
-        if isinstance(node, ast.Constant) and type(node.value) is bool:
-            s, e = span(node)
-            found["constant"].append(Mutant(rel, "constant", f"{node.value} at {where} flipped",
-                                            ((s, e, str(not node.value)),)))
-        others = [x for x in params.get(id(node), []) if x != getattr(node, "id", None)]
-        if isinstance(node, ast.Name) and others:
-            s, e = span(node)
-            found["names"].append(Mutant(rel, "names", f"`{others[0]}` read in place of `{node.id}` at {where}",
-                                         ((s, e, others[0]),)))
-        others = [x for x in attrs.get(id(node), []) if x != getattr(node, "attr", None)]
-        if isinstance(node, ast.Attribute) and others:
-            s, e = span(node)
-            found["names"].append(Mutant(rel, "names", f"`self.{others[0]}` read in place of `self.{node.attr}` "
-                                         f"at {where}", ((s, e, f"self.{others[0]}"),)))
-        if isinstance(node, ast.Return) and node.value is not None and id(node) in first_param:
-            name = first_param[id(node)]
-            if not (isinstance(node.value, ast.Name) and node.value.id == name):
-                s, e = span(node.value)
-                found["returns"].append(Mutant(rel, "returns", f"`{name}` returned at {where}", ((s, e, name),)))
-        if isinstance(node, ast.Call) and not node.keywords:
-            inner = None
-            if isinstance(node.func, ast.Attribute) and not node.args:
-                inner = node.func.value
-            elif isinstance(node.func, ast.Name) and len(node.args) == 1 and not isinstance(node.args[0], ast.Starred):
-                inner = node.args[0]
-            if inner is not None:
-                s, e = span(node)
-                i0, i1 = span(inner)
-                found["unwrap"].append(Mutant(rel, "unwrap", f"the call at {where} left out",
-                                              ((s, i0, ""), (i1, e, ""))))
-        if isinstance(node, ast.Call) and node.args and not node.keywords and not isinstance(node.args[-1], ast.Starred):
-            s = span(node.args[-2])[1] if len(node.args) > 1 else span(node.args[0])[0]
-            e = span(node.args[-1])[1]
-            found["args"].append(Mutant(rel, "args", f"the last argument of the call at {where} left out",
-                                        ((s, e, ""),)))
-        if isinstance(node, ast.BoolOp) and len(node.values) >= 2:
-            s, e = span(node.values[0])[1], span(node.values[1])[0]
-            new = "or" if isinstance(node.op, ast.And) else "and"
-            found["boolop"].append(Mutant(rel, "boolop", f"`{new}` in place of the other at {where}",
-                                          ((s, e, f" {new} "),)))
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
-            s, e = span(node.left)[1], span(node.right)[0]
-            new = "-" if isinstance(node.op, ast.Add) else "+"
-            found["arith"].append(Mutant(rel, "arith", f"`{new}` in place of the other at {where}",
-                                         ((s, e, f" {new} "),)))
+        if _in(node, lines):
+            for find in FINDERS:
+                for m in find(node, site):
+                    found[m.op].append(m)
     for op in OPS_ORDER[1:]:
         out += sorted(found[op], key=lambda m: m.edits[0][0])
     return [m for m in out if _valid(m, parent, reference)]
+
+
+Span = tuple[int, int]
+
+
+@dataclass
+class _Site:
+    """One file's reference text and what the finders look up in it, indexed once."""
+
+    rel: str
+    text: str
+    starts: list[int]  # character offset of each line's start
+    first_param: dict[int, str]  # id(return node) -> the enclosing function's first parameter
+    params: dict[int, list[str]]  # id(Name node) -> the enclosing function's parameters
+    attrs: dict[int, list[str]]  # id(self.X node) -> attributes the enclosing class sets on self
+    literals: list[ast.Constant]  # one-line string literals the fix wrote, docstrings aside
+    # name -> [(attribute, span of the attribute's name)] read on a variable of that name anywhere in the file
+    reads: dict[str, list[tuple[str, Span]]]
+
+    @classmethod
+    def of(cls, rel: str, text: str, tree: ast.AST, lines: set[int]) -> _Site:
+        site = cls(rel, text, _offsets(text), _first_params(tree), _params(tree), _self_attrs(tree),
+                   _literals(tree, lines), {})
+        site.reads = _attribute_reads(tree, site)
+        return site
+
+    def pos(self, line: int, col: int) -> int:
+        # ast columns are UTF-8 byte offsets
+        row = self.text[self.starts[line - 1]:self.starts[line] if line < len(self.starts) else None]
+        return self.starts[line - 1] + len(row.encode("utf-8")[:col].decode("utf-8", errors="ignore"))
+
+    def span(self, node: ast.AST) -> Span:
+        return (self.pos(node.lineno, node.col_offset),  # type: ignore[attr-defined]
+                self.pos(node.end_lineno, node.end_col_offset))  # type: ignore[attr-defined]
+
+    def attr_span(self, node: ast.Attribute) -> Span:
+        """The attribute's name alone, the end of `x.name`."""
+        e = self.span(node)[1]
+        return e - len(node.attr), e
+
+    def where(self, node: ast.AST) -> str:
+        return f"line {node.lineno} of {self.rel}"  # type: ignore[attr-defined]
+
+    def mutant(self, op: str, what: str, *edits: tuple[int, int, str]) -> Mutant:
+        return Mutant(self.rel, op, what, edits)
+
+
+def _functions(tree: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    return [fn for fn in ast.walk(tree) if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
+def _first_params(tree: ast.AST) -> dict[int, str]:
+    out: dict[int, str] = {}
+    for fn in _functions(tree):
+        if fn.args.args:
+            for sub in ast.walk(fn):
+                if isinstance(sub, ast.Return):
+                    out.setdefault(id(sub), fn.args.args[0].arg)
+    return out
+
+
+def _params(tree: ast.AST) -> dict[int, list[str]]:
+    out: dict[int, list[str]] = {}
+    for fn in _functions(tree):
+        names = [a.arg for a in fn.args.args if a.arg not in ("self", "cls")]
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names:
+                out[id(n)] = names
+    return out
+
+
+def _is_self(node: ast.AST) -> bool:
+    return isinstance(node, ast.Name) and node.id == "self"
+
+
+def _self_attrs(tree: ast.AST) -> dict[int, list[str]]:
+    out: dict[int, list[str]] = {}
+    for cls in ast.walk(tree):
+        if isinstance(cls, ast.ClassDef):
+            own = sorted({t.attr for n in ast.walk(cls) if isinstance(n, ast.Assign) for t in n.targets
+                          if isinstance(t, ast.Attribute) and _is_self(t.value)})
+            for n in ast.walk(cls):
+                if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and _is_self(n.value) \
+                        and n.attr in own:
+                    out[id(n)] = own
+    return out
+
+
+def _literals(tree: ast.AST, lines: set[int]) -> list[ast.Constant]:
+    docstrings = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str) and _in(n, lines)
+            and id(n) not in docstrings and n.lineno == n.end_lineno]
+
+
+def _attribute_reads(tree: ast.AST, site: _Site) -> dict[str, list[tuple[str, Span]]]:
+    out: dict[str, list[tuple[str, Span]]] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and isinstance(n.ctx, ast.Load) \
+                and n.value.id != "self":
+            out.setdefault(n.value.id, []).append((n.attr, site.attr_span(n)))
+    return out
+
+
+# Each finder yields the candidates one node of the fix offers. FINDERS keeps the order in which they were
+# first written: within an operator's group, candidates at the same offset stay in that order.
+
+def _other_attribute(node: ast.AST, site: _Site) -> Iterator[Mutant]:
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and isinstance(node.ctx, ast.Load):
+        alt = next(((a, sp) for a, sp in site.reads.get(node.value.id, []) if a != node.attr), None)
+        if alt is not None:
+            s, e = site.attr_span(node)
+            yield site.mutant("names", f"`{node.value.id}.{alt[0]}` read in place of `{node.value.id}.{node.attr}` "
+                              f"at {site.where(node)}", (s, e, f"@{alt[1][0]}:{alt[1][1]}"))
+
+
+def _twin(node: ast.AST, site: _Site) -> Iterator[Mutant]:
+    twin = None
+    if isinstance(node, ast.Name) and node.id in TWINS and isinstance(node.ctx, ast.Load):
+        twin = (site.span(node), node.id)
+    elif isinstance(node, ast.Attribute) and node.attr in TWINS and isinstance(node.ctx, ast.Load):
+        twin = (site.attr_span(node), node.attr)
+    if twin is not None:
+        (s, e), name = twin
+        yield site.mutant("twins", f"`{TWINS[name]}` in place of `{name}` at {site.where(node)}", (s, e, TWINS[name]))
+
+
+def _not_left_out(node: ast.AST, site: _Site) -> Iterator[Mutant]:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        s, _e = site.span(node)
+        yield site.mutant("twins", f"the `not` at {site.where(node)} left out", (s, site.span(node.operand)[0], ""))
+
+
+def _other_string(node: ast.AST, site: _Site) -> Iterator[Mutant]:
+    if node in site.literals:
+        other = next((o for o in site.literals if o.value != node.value), None)
+        if other is not None:
+            s, e = site.span(node)
+            os_, oe = site.span(other)
+            yield site.mutant("strings", f"the string at {site.where(node)} swapped for the one at line {other.lineno}",
+                              (s, e, f"@{os_}:{oe}"))
+
+
+KEPT_STATEMENTS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Pass, ast.Import, ast.ImportFrom)
+
+
+def _drop(node: ast.AST, site: _Site) -> Iterator[Mutant]:
+    docstring = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+    if isinstance(node, ast.stmt) and not isinstance(node, KEPT_STATEMENTS) and not docstring:
+        s, e = site.span(node)
+        yield site.mutant("drop", f"the statement at {site.where(node)} left out", (s, e, "pass"))
+
+
+def _negate(node: ast.AST, site: _Site) -> Iterator[Mutant]:
+    if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+        s, e = site.span(node.test)
+        yield site.mutant("negate", f"the condition at {site.where(node)} inverted", (s, s, "not ("), (e, e, ")"))
+
+
+def _compare(node: ast.AST, site: _Site) -> Iterator[Mutant]:
+    if isinstance(node, ast.Compare) and type(node.ops[0]) in SWAP:
+        s, e = site.span(node.left)[1], site.span(node.comparators[0])[0]
+        new = SWAP[type(node.ops[0])]
+        yield site.mutant("compare", f"the comparison at {site.where(node)} changed to `{new}`", (s, e, f" {new} "))
+
+
+def _constant(node: ast.AST, site: _Site) -> Iterator[Mutant]:
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        s, e = site.span(node)
+        yield site.mutant("constant", f"the constant {node.value} at {site.where(node)} off by one",
+                          (s, e, str(node.value + 1)))
+    if isinstance(node, ast.Constant) and type(node.value) is bool:
+        s, e = site.span(node)
+        yield site.mutant("constant", f"{node.value} at {site.where(node)} flipped", (s, e, str(not node.value)))
+
+
+def _other_param(node: ast.AST, site: _Site) -> Iterator[Mutant]:
+    others = [x for x in site.params.get(id(node), []) if x != getattr(node, "id", None)]
+    if isinstance(node, ast.Name) and others:
+        s, e = site.span(node)
+        yield site.mutant("names", f"`{others[0]}` read in place of `{node.id}` at {site.where(node)}", (s, e, others[0]))
+
+
+def _other_self_attr(node: ast.AST, site: _Site) -> Iterator[Mutant]:
+    others = [x for x in site.attrs.get(id(node), []) if x != getattr(node, "attr", None)]
+    if isinstance(node, ast.Attribute) and others:
+        s, e = site.span(node)
+        yield site.mutant("names", f"`self.{others[0]}` read in place of `self.{node.attr}` at {site.where(node)}",
+                          (s, e, f"self.{others[0]}"))
+
+
+def _return_first_param(node: ast.AST, site: _Site) -> Iterator[Mutant]:
+    if isinstance(node, ast.Return) and node.value is not None and id(node) in site.first_param:
+        name = site.first_param[id(node)]
+        if not (isinstance(node.value, ast.Name) and node.value.id == name):
+            s, e = site.span(node.value)
+            yield site.mutant("returns", f"`{name}` returned at {site.where(node)}", (s, e, name))
+
+
+def _unwrap(node: ast.AST, site: _Site) -> Iterator[Mutant]:
+    if not isinstance(node, ast.Call) or node.keywords:
+        return
+    inner = None
+    if isinstance(node.func, ast.Attribute) and not node.args:
+        inner = node.func.value
+    elif isinstance(node.func, ast.Name) and len(node.args) == 1 and not isinstance(node.args[0], ast.Starred):
+        inner = node.args[0]
+    if inner is not None:
+        s, e = site.span(node)
+        i0, i1 = site.span(inner)
+        yield site.mutant("unwrap", f"the call at {site.where(node)} left out", (s, i0, ""), (i1, e, ""))
+
+
+def _last_arg(node: ast.AST, site: _Site) -> Iterator[Mutant]:
+    if isinstance(node, ast.Call) and node.args and not node.keywords and not isinstance(node.args[-1], ast.Starred):
+        s = site.span(node.args[-2])[1] if len(node.args) > 1 else site.span(node.args[0])[0]
+        e = site.span(node.args[-1])[1]
+        yield site.mutant("args", f"the last argument of the call at {site.where(node)} left out", (s, e, ""))
+
+
+def _boolop(node: ast.AST, site: _Site) -> Iterator[Mutant]:
+    if isinstance(node, ast.BoolOp) and len(node.values) >= 2:
+        s, e = site.span(node.values[0])[1], site.span(node.values[1])[0]
+        new = "or" if isinstance(node.op, ast.And) else "and"
+        yield site.mutant("boolop", f"`{new}` in place of the other at {site.where(node)}", (s, e, f" {new} "))
+
+
+def _arith(node: ast.AST, site: _Site) -> Iterator[Mutant]:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        s, e = site.span(node.left)[1], site.span(node.right)[0]
+        new = "-" if isinstance(node.op, ast.Add) else "+"
+        yield site.mutant("arith", f"`{new}` in place of the other at {site.where(node)}", (s, e, f" {new} "))
+
+
+FINDERS: tuple[Callable[[ast.AST, _Site], Iterator[Mutant]], ...] = (
+    _other_attribute, _twin, _not_left_out, _other_string, _drop, _negate, _compare, _constant, _other_param,
+    _other_self_attr, _return_first_param, _unwrap, _last_arg, _boolop, _arith)
 
 
 def _valid(m: Mutant, parent: str | None, reference: str) -> bool:

@@ -27,6 +27,7 @@ from gatebench.errors import UsageError
 from gatebench.hook.oracle import run_binding
 from gatebench.hook.util import read_jsonl
 from gatebench.models.config import Budget, DiffGate, GateConfig, OracleGate, TestsGate
+from gatebench.models.task import Inject
 
 JUDGED_GATES = ("diff", "tests", "oracle")
 SELFTEST_CONFIG = GateConfig(
@@ -120,19 +121,31 @@ def judge(tf: TaskFiles, state: str, flake_check: bool, rerun: bool = True, cana
 def static_checks(tf: TaskFiles, hidden_ids: list[str]) -> list[Failure]:
     """What can be checked without running: injections count, trace coverage, no quoting of hidden tests."""
     out: list[Failure] = []
-    ty = f"tasks/{tf.id}/task.yaml"
-    prompt = tf.task.prompt
-    tests = sorted({base_id(t) for t in hidden_ids})
     if tf.task.source is not None:
         out += imported_checks(tf, hidden_ids)
+    return out + trace_checks(tf, hidden_ids) + quote_checks(tf) + injection_count_checks(tf)
+
+
+def trace_checks(tf: TaskFiles, hidden_ids: list[str]) -> list[Failure]:
+    """A bundled task traces every hidden test to a phrase of its prompt; every trace names a hidden test."""
+    out: list[Failure] = []
+    ty = f"tasks/{tf.id}/task.yaml"
+    tests = sorted({base_id(t) for t in hidden_ids})
     for t in tests if tf.task.source is None else []:
         if t not in tf.task.trace:
             out.append(Failure(tf.id, ty, "trace", f"hidden test {t} has no trace entry: the prompt may not state it"))
     for t, phrase in tf.task.trace.items():
         if t not in tests:
             out.append(Failure(tf.id, ty, "trace", f"trace names {t}, which is not a hidden test"))
-        if _norm(phrase) not in _norm(prompt):
+        if _norm(phrase) not in _norm(tf.task.prompt):
             out.append(Failure(tf.id, ty, "trace", f"trace phrase for {t} is not in the prompt: {phrase!r}"))
+    return out
+
+
+def quote_checks(tf: TaskFiles) -> list[Failure]:
+    """The prompt names no hidden test function and quotes no long line of the hidden tests."""
+    out: list[Failure] = []
+    ty, prompt = f"tasks/{tf.id}/task.yaml", tf.task.prompt
     for f in sorted(tf.hidden.glob("**/*.py")):
         src = f.read_text(encoding="utf-8")
         for name in _functions(src):
@@ -142,6 +155,11 @@ def static_checks(tf: TaskFiles, hidden_ids: list[str]) -> list[Failure]:
             s = line.strip()
             if len(s) >= 40 and s in prompt:
                 out.append(Failure(tf.id, ty, "no-quote", f"the prompt quotes {f.name}: {s[:60]!r}"))
+    return out
+
+
+def injection_count_checks(tf: TaskFiles) -> list[Failure]:
+    out: list[Failure] = []
     n = len(tf.injections())
     if n < MIN_INJECTIONS:
         out.append(Failure(tf.id, f"inject/{tf.id}/", "injections", f"{n} injections, at least {MIN_INJECTIONS} needed"))
@@ -261,22 +279,39 @@ def canary_failures(tf: TaskFiles, p: proof.Proof) -> list[Failure]:
 
 
 def check_task(tf: TaskFiles, jobs: int = 2) -> tuple[list[Judged], list[Failure], proof.Proof | None]:
-    fails: list[Failure] = []
     try:
         injections = tf.injections()
     except UsageError as e:
         return [], [Failure(tf.id, f"inject/{tf.id}/", "validate", str(e))], None
     if not tf.hidden.is_dir():
         return [], [Failure(tf.id, f"hidden/{tf.id}/", "exists", "no hidden tests")], None
-    states = ["base", "reference", *(f"inject:{n}" for n in injections)]
+    judged, ref_runs = judge_states(tf, ["base", "reference", *(f"inject:{n}" for n in injections)], jobs)
+    by = {j.state: j for j in judged}
+    ref = by["reference"]
+    fails = run_failures(tf, judged) + end_state_failures(tf, by["base"], ref)
+    for name, inj in injections.items():
+        fails += injection_failures(tf, name, inj, by[f"inject:{name}"])
+    fails += static_checks(tf, ref.tests)
+    p = proof.prove([r for r in [ref.proof_run, *ref_runs] if r is not None],
+                    {j.state: j.proof_run for j in judged if j.state != "reference" and j.proof_run is not None},
+                    tf.task.canaries.exclude)
+    fails += canary_failures(tf, p)
+    return judged, fails, p
+
+
+def judge_states(tf: TaskFiles, states: list[str], jobs: int) -> tuple[list[Judged], list[dict]]:
+    """Every end state judged by the hook, beside the reference's further proof runs: (judged, those runs)."""
     first, more = proof.PROOF_RUNS[0], proof.PROOF_RUNS[1:]
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         extra = [pool.submit(reference_run, tf, dict(opts)) for opts in more]
         judged = list(pool.map(lambda s: judge(tf, s, True, canaries=dict(first if s == "reference"
                                                                            else proof.OTHER_RUN)), states))
-        ref_runs = [f.result() for f in extra]
-    by = {j.state: j for j in judged}
-    ref, base = by["reference"], by["base"]
+        return judged, [f.result() for f in extra]
+
+
+def run_failures(tf: TaskFiles, judged: list[Judged]) -> list[Failure]:
+    """The runs themselves: hook or oracle errors, and an oracle that answered differently twice."""
+    fails: list[Failure] = []
     for j in judged:
         where = file_of(tf, j.state)
         for msg in j.errors:
@@ -284,6 +319,12 @@ def check_task(tf: TaskFiles, jobs: int = 2) -> tuple[list[Judged], list[Failure
         if j.flaky():
             fails.append(Failure(tf.id, f"hidden/{tf.id}/", "flake",
                                  f"the oracle gave different outcomes twice on {j.state}: {j.flaky()[:5]}"))
+    return fails
+
+
+def end_state_failures(tf: TaskFiles, base: Judged, ref: Judged) -> list[Failure]:
+    """The base fails the oracle; the reference passes it and the diff and tests gates allow it."""
+    fails: list[Failure] = []
     if base.oracle.get("solved"):
         fails.append(Failure(tf.id, f"tasks/{tf.id}/repo/", "base-fails", "the base repo passes the hidden oracle"))
     if not ref.oracle.get("solved"):
@@ -293,26 +334,25 @@ def check_task(tf: TaskFiles, jobs: int = 2) -> tuple[list[Judged], list[Failure
         if ref.verdicts.get(g) != "pass":
             fails.append(Failure(tf.id, f"reference/{tf.id}/", "reference-allowed",
                                  f"gate {g} does not allow the reference ({ref.verdicts.get(g)})"))
-    for name, inj in injections.items():
-        j = by[f"inject:{name}"]
-        where = f"inject/{tf.id}/{name}/inject.yaml"
-        failing = set(j.oracle.get("failing", []))
-        if j.oracle.get("solved"):
-            fails.append(Failure(tf.id, where, "fails-oracle", "the injection passes the hidden oracle"))
-        elif failing != set(inj.fails):
-            fails.append(Failure(tf.id, where, "fails-as-declared",
-                                 f"declared {sorted(inj.fails)}, oracle failed {sorted(failing)}"))
-        for g in JUDGED_GATES:
-            want = "block" if (g in inj.blocked_by or g == "oracle") else "pass"
-            got = j.verdicts.get(g)
-            if got != want:
-                fails.append(Failure(tf.id, where, f"gate-{g}", f"declared {want}, the {g} gate said {got}"))
-    fails += static_checks(tf, ref.tests)
-    p = proof.prove([r for r in [ref.proof_run, *ref_runs] if r is not None],
-                    {j.state: j.proof_run for j in judged if j.state != "reference" and j.proof_run is not None},
-                    tf.task.canaries.exclude)
-    fails += canary_failures(tf, p)
-    return judged, fails, p
+    return fails
+
+
+def injection_failures(tf: TaskFiles, name: str, inj: Inject, j: Judged) -> list[Failure]:
+    """An injection fails exactly the hidden tests it declares and is blocked by exactly the gates it names."""
+    fails: list[Failure] = []
+    where = f"inject/{tf.id}/{name}/inject.yaml"
+    failing = set(j.oracle.get("failing", []))
+    if j.oracle.get("solved"):
+        fails.append(Failure(tf.id, where, "fails-oracle", "the injection passes the hidden oracle"))
+    elif failing != set(inj.fails):
+        fails.append(Failure(tf.id, where, "fails-as-declared",
+                             f"declared {sorted(inj.fails)}, oracle failed {sorted(failing)}"))
+    for g in JUDGED_GATES:
+        want = "block" if (g in inj.blocked_by or g == "oracle") else "pass"
+        got = j.verdicts.get(g)
+        if got != want:
+            fails.append(Failure(tf.id, where, f"gate-{g}", f"declared {want}, the {g} gate said {got}"))
+    return fails
 
 
 def file_of(tf: TaskFiles, state: str) -> str:

@@ -29,56 +29,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from concurrent.futures import ThreadPoolExecutor
-
     from gatebench.bench import selftest as stt
-    from gatebench.bench import variants
     from gatebench.bench.suites import select
-    from gatebench.bench.tasks import load_task
-    from gatebench.bench.validate import validate_configs, validate_recipes
     from gatebench.errors import UsageError
 
     named = [t for a in (args.tasks or []) for t in a.split(",") if t]
     ids = select(args.suite, named)
     if not ids:
         raise UsageError("no tasks found under tasks/")
-    # Every file must load before anything runs: bad input is exit 2, naming the file and field.
-    tasks, bad = [], []
-    for tid in ids:
-        try:
-            tf = load_task(tid)
-            tf.injections()
-            for kind in variants.VARIANTS:
-                if kind != variants.NORMAL and variants.has_variant(tf, kind):
-                    variants.load_variant(tf, kind)
-            tasks.append(tf)
-        except UsageError as e:
-            bad.append(str(e))
-    bad += [f.message for f in validate_configs()] + [str(f) for f in validate_recipes()]
-    if bad:
-        raise UsageError("invalid files:\n" + "\n".join(bad))
+    tasks = _load_all(ids)
     failures: list[stt.Failure] = []
-    rows = []
+    rows: list = []
     proven: list[stt.VariantJudged] = []
     variant_failed: set[tuple[str, str]] = set()
     canary_lines: list[str] = []
     t0 = time.monotonic()
     for n, tf in enumerate(tasks, 1):
         t1 = time.monotonic()
-        with ThreadPoolExecutor(max_workers=1) as beside:  # the variants need nothing of the end states
-            vfuture = beside.submit(stt.check_variants, tf)
-            judged, fails, proof = stt.check_task(tf, jobs=args.jobs)
-            vjs, vfails = vfuture.result()
+        judged, fails, proof, vjs, vfails = _check_one(tf, args.jobs)
         proven += vjs
         variant_failed |= {(f.task, f.file.split("/variants/")[1].split("/")[0]) for f in vfails if "/variants/" in f.file}
         fails += vfails
         failures += fails
-        injections = tf.injections()
-        for j in judged:
-            kind = injections[j.state[7:]].kind if j.state.startswith("inject:") else j.state
-            where = stt.file_of(tf, j.state)
-            ok = "FAIL" if any(f.file.startswith(where) for f in fails) else "ok"
-            rows.append((tf.id, j.state, kind, j.verdicts, ok))
+        rows += _rows(tf, judged, fails)
         print(f"[{n}/{len(tasks)}] {tf.id}: {len(judged)} end states, {len(fails)} failures, "
               f"{time.monotonic() - t1:.1f} s", file=sys.stderr)
         if proof is not None:
@@ -98,3 +71,54 @@ def run(args: argparse.Namespace) -> int:
         return 1
     print("selftest passed")
     return 0
+
+
+def _load_all(ids: list[str]) -> list:
+    """Every file must load before anything runs: bad input is exit 2, naming the file and field."""
+    from gatebench.bench import variants
+    from gatebench.bench.tasks import load_task
+    from gatebench.bench.validate import validate_configs, validate_recipes
+    from gatebench.errors import UsageError
+
+    tasks, bad = [], []
+    for tid in ids:
+        try:
+            tf = load_task(tid)
+            tf.injections()
+            for kind in variants.VARIANTS:
+                if kind != variants.NORMAL and variants.has_variant(tf, kind):
+                    variants.load_variant(tf, kind)
+            tasks.append(tf)
+        except UsageError as e:
+            bad.append(str(e))
+    bad += [f.message for f in validate_configs()] + [str(f) for f in validate_recipes()]
+    if bad:
+        raise UsageError("invalid files:\n" + "\n".join(bad))
+    return tasks
+
+
+def _check_one(tf, jobs: int) -> tuple:
+    """(judged end states, failures, the canary proof, the proven variants, their failures) of one task."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from gatebench.bench import selftest as stt
+
+    with ThreadPoolExecutor(max_workers=1) as beside:  # the variants need nothing of the end states
+        vfuture = beside.submit(stt.check_variants, tf)
+        judged, fails, proof = stt.check_task(tf, jobs=jobs)
+        vjs, vfails = vfuture.result()
+    return judged, fails, proof, vjs, vfails
+
+
+def _rows(tf, judged: list, fails: list) -> list[tuple]:
+    """The table's rows of one task: each end state's verdicts, and whether a failure names its files."""
+    from gatebench.bench import selftest as stt
+
+    injections = tf.injections()
+    rows = []
+    for j in judged:
+        kind = injections[j.state[7:]].kind if j.state.startswith("inject:") else j.state
+        where = stt.file_of(tf, j.state)
+        ok = "FAIL" if any(f.file.startswith(where) for f in fails) else "ok"
+        rows.append((tf.id, j.state, kind, j.verdicts, ok))
+    return rows

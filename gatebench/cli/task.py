@@ -59,61 +59,76 @@ def _home(args) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gatebench.errors import UsageError
-
     home = _home(args) if hasattr(args, "home") else None
     if args.task_cmd == "list":
         return _list(home, args.json)
     if args.task_cmd == "materialize":
-        from gatebench.bench.recipes import ensure_tasks
-        from gatebench.bench.suites import suite_ids
-
-        ids = list(args.ids) or suite_ids(args.suite or "real", home)
-        done = ensure_tasks(ids, home, log=lambda m: print(f"materialize: {m}", file=sys.stderr))
-        laid = [d for d in done if d["laid"]]
-        print(f"{len(ids)} real tasks: {len(laid)} laid ({sum(d['seconds'] for d in laid):.0f} s), "
-              f"{len(ids) - len(laid)} already there")
-        return 0
+        return _materialize(args, home)
     if args.task_cmd == "curate":
-        from gatebench.bench.recipes import curate
-
-        bad = 0
-        for path in args.recipes:
-            try:
-                r, warnings = curate(path, log=lambda m: print(f"curate: {m}", file=sys.stderr), timeout_s=args.timeout_s)
-            except UsageError as e:
-                print(f"{path}: FAILED: {e}")
-                bad += 1
-                continue
-            wrong = sum(1 for i in r.injections if i.kind in ("partial", "plausible"))
-            print(f"{path}: FAIL_TO_PASS {len(r.fail_to_pass)}, PASS_TO_PASS {len(r.pass_to_pass)}, {wrong} wrong fixes, "
-                  f"{len(r.injections)} injections; {r.cost.seconds if r.cost else 0:.0f} s")
-            for w in warnings:
-                print(f"  warning: {w}")
-        return 1 if bad else 0
+        return _curate(args)
     assert home is not None
     if args.task_cmd == "check":
-        from gatebench.bench.taskimport import check_task
-        from gatebench.bench.tasks import load_task
+        return _check(args, home)
+    return _import(args, home)
 
-        res = check_task(load_task(args.task_id, home))
-        if args.json:
-            print(json.dumps(res, indent=1))
-        else:
-            print(f"{res['task']}: FAIL_TO_PASS {res['fail_to_pass']}, PASS_TO_PASS {res['pass_to_pass']}")
-            b = res["base"]
-            print(f"  base:      solved={b['solved']} failing={b['failing']} ({b['seconds']:.2f} s)")
-            for n, r in enumerate(res["reference"], 1):
-                print(f"  reference run {n}: solved={r['solved']} failing={len(r['failing'])} ({r['seconds']:.2f} s)")
-            print(f"  oracle time: {res['oracle_seconds']:.2f} s")
-            for p in res["problems"]:
-                print(f"  PROBLEM: {p}")
-            for m in res["marked"]:
-                print(f"  MARKED: the prompt does not state {m}")
-            print("check passed" if not res["problems"] else "check FAILED")
-        return 0 if not res["problems"] else 1
 
+def _materialize(args: argparse.Namespace, home: Path | None) -> int:
+    from gatebench.bench.recipes import ensure_tasks
+    from gatebench.bench.suites import suite_ids
+
+    ids = list(args.ids) or suite_ids(args.suite or "real", home)
+    done = ensure_tasks(ids, home, log=lambda m: print(f"materialize: {m}", file=sys.stderr))
+    laid = [d for d in done if d["laid"]]
+    print(f"{len(ids)} real tasks: {len(laid)} laid ({sum(d['seconds'] for d in laid):.0f} s), "
+          f"{len(ids) - len(laid)} already there")
+    return 0
+
+
+def _curate(args: argparse.Namespace) -> int:
+    from gatebench.bench.recipes import curate
+    from gatebench.errors import UsageError
+
+    bad = 0
+    for path in args.recipes:
+        try:
+            r, warnings = curate(path, log=lambda m: print(f"curate: {m}", file=sys.stderr), timeout_s=args.timeout_s)
+        except UsageError as e:
+            print(f"{path}: FAILED: {e}")
+            bad += 1
+            continue
+        wrong = sum(1 for i in r.injections if i.kind in ("partial", "plausible"))
+        print(f"{path}: FAIL_TO_PASS {len(r.fail_to_pass)}, PASS_TO_PASS {len(r.pass_to_pass)}, {wrong} wrong fixes, "
+              f"{len(r.injections)} injections; {r.cost.seconds if r.cost else 0:.0f} s")
+        for w in warnings:
+            print(f"  warning: {w}")
+    return 1 if bad else 0
+
+
+def _check(args: argparse.Namespace, home: Path) -> int:
+    from gatebench.bench.taskimport import check_task
+    from gatebench.bench.tasks import load_task
+
+    res = check_task(load_task(args.task_id, home))
+    if args.json:
+        print(json.dumps(res, indent=1))
+    else:
+        print(f"{res['task']}: FAIL_TO_PASS {res['fail_to_pass']}, PASS_TO_PASS {res['pass_to_pass']}")
+        b = res["base"]
+        print(f"  base:      solved={b['solved']} failing={b['failing']} ({b['seconds']:.2f} s)")
+        for n, r in enumerate(res["reference"], 1):
+            print(f"  reference run {n}: solved={r['solved']} failing={len(r['failing'])} ({r['seconds']:.2f} s)")
+        print(f"  oracle time: {res['oracle_seconds']:.2f} s")
+        for p in res["problems"]:
+            print(f"  PROBLEM: {p}")
+        for m in res["marked"]:
+            print(f"  MARKED: the prompt does not state {m}")
+        print("check passed" if not res["problems"] else "check FAILED")
+    return 0 if not res["problems"] else 1
+
+
+def _import(args: argparse.Namespace, home: Path) -> int:
     from gatebench.bench.taskimport import import_task
+    from gatebench.errors import UsageError
 
     if not args.repo.is_dir():
         raise UsageError(f"{args.repo}: not a folder")
@@ -128,45 +143,66 @@ def run(args: argparse.Namespace) -> int:
         from dataclasses import asdict
 
         print(json.dumps(asdict(imp), indent=1))
-    else:
-        print(f"imported {imp.id} from {imp.commit[:12]} (base: parent {imp.parent[:12]}) into {home}")
-        print(f"  prompt from the {imp.prompt_from}")
-        print(f"  hidden: {', '.join(imp.hidden)}")
-        print(f"  reference: {', '.join(imp.reference)}")
-        print(f"  FAIL_TO_PASS {len(imp.fail_to_pass)}, PASS_TO_PASS {len(imp.pass_to_pass)}")
-        for name, inj in imp.injections.items():
-            print(f"  inject {name}: {inj['kind']}, fails {inj['fails']}, blocked by {', '.join(inj['blocked_by'])}")
-        ev = imp.env
-        print(f"  environment {ev['key']} (shared: {ev['shared']}): {'built' if ev['built'] else 'reused'} "
-              f"({ev['seconds']:.1f} s)")
-        print(f"  disk: {imp.disk_bytes / 1e6:.1f} MB (task files and what its environment added)")
-        print(f"  import took {imp.seconds:.1f} s (without the environment build)")
-        print(f"next: gatebench selftest --tasks {imp.id}; gatebench task check {imp.id}")
+        return 0
+    print(f"imported {imp.id} from {imp.commit[:12]} (base: parent {imp.parent[:12]}) into {home}")
+    print(f"  prompt from the {imp.prompt_from}")
+    print(f"  hidden: {', '.join(imp.hidden)}")
+    print(f"  reference: {', '.join(imp.reference)}")
+    print(f"  FAIL_TO_PASS {len(imp.fail_to_pass)}, PASS_TO_PASS {len(imp.pass_to_pass)}")
+    for name, inj in imp.injections.items():
+        print(f"  inject {name}: {inj['kind']}, fails {inj['fails']}, blocked by {', '.join(inj['blocked_by'])}")
+    ev = imp.env
+    print(f"  environment {ev['key']} (shared: {ev['shared']}): {'built' if ev['built'] else 'reused'} "
+          f"({ev['seconds']:.1f} s)")
+    print(f"  disk: {imp.disk_bytes / 1e6:.1f} MB (task files and what its environment added)")
+    print(f"  import took {imp.seconds:.1f} s (without the environment build)")
+    print(f"next: gatebench selftest --tasks {imp.id}; gatebench task check {imp.id}")
     return 0
 
 
 def _list(home, as_json: bool) -> int:
     """Every task in the bench home and every recipe, one line each: id, source, status, sets, import cost."""
-    from gatebench.bench.recipes import load_recipe, materialized, recipe_hash, recipe_paths
+    from gatebench.bench.recipes import recipe_paths
     from gatebench.bench.suites import _task_yaml
     from gatebench.bench.tasks import task_ids
 
-    rows: list[dict] = []
-    for tid in task_ids(home):
-        data = _task_yaml(home, tid)
-        src = data.get("source") or {}
-        o = data.get("oracle") or {}
-        if not src:
-            source, status = "bundled (hand-made)", "quick suite"
-        elif src.get("recipe"):
-            source = f"{src.get('project')} ({src.get('license')}) {src.get('repo')} @ {str(src.get('commit'))[:20]}"
-            status = "real suite"
-        else:
-            source, status = f"{src.get('repo')} @ {str(src.get('commit'))[:12]}", "imported"
-        if src.get("prompt_gaps"):
-            status += f", MARKED ({len(src['prompt_gaps'])} unstated details)"
-        rows.append({"id": tid, "source": source, "status": status, "fail_to_pass": len(o.get("fail_to_pass") or []),
-                     "pass_to_pass": len(o.get("pass_to_pass") or []), "cost": None})
+    rows = [_task_row(tid, _task_yaml(home, tid)) for tid in task_ids(home)]
+    totals, projects = _add_recipes(rows, home)
+    if as_json:
+        print(json.dumps({"tasks": rows, "real_suite": {"tasks": len(recipe_paths()), "projects": len(projects),
+                                                          **totals}}, indent=1))
+        return 0
+    for row in rows:
+        c = row["cost"]
+        spent = f"  import {c['seconds']:.0f} s + env {c['env_seconds']:.0f} s, {c['disk_bytes'] / 1e6:.1f} MB" if c else ""
+        print(f"{row['id']:5} {row['status']:44} F2P {row['fail_to_pass']:3} P2P {row['pass_to_pass']:4}  "
+              f"{row['source']}{spent}")
+    print(f"real suite: {len(recipe_paths())} tasks from {len(projects)} projects; import cost {totals['seconds']:.0f} s "
+          f"+ environments {totals['env_seconds']:.0f} s, {totals['disk_bytes'] / 1e6:.1f} MB")
+    return 0
+
+
+def _task_row(tid: str, data: dict) -> dict:
+    """A task's line from its task.yaml: bundled, imported, or laid from a real-suite recipe."""
+    src = data.get("source") or {}
+    o = data.get("oracle") or {}
+    if not src:
+        source, status = "bundled (hand-made)", "quick suite"
+    elif src.get("recipe"):
+        source = f"{src.get('project')} ({src.get('license')}) {src.get('repo')} @ {str(src.get('commit'))[:20]}"
+        status = "real suite"
+    else:
+        source, status = f"{src.get('repo')} @ {str(src.get('commit'))[:12]}", "imported"
+    if src.get("prompt_gaps"):
+        status += f", MARKED ({len(src['prompt_gaps'])} unstated details)"
+    return {"id": tid, "source": source, "status": status, "fail_to_pass": len(o.get("fail_to_pass") or []),
+            "pass_to_pass": len(o.get("pass_to_pass") or []), "cost": None}
+
+
+def _add_recipes(rows: list[dict], home) -> tuple[dict, set[str]]:
+    """Every recipe's cost onto its laid task's row, or a row of its own if not laid; (cost totals, projects)."""
+    from gatebench.bench.recipes import load_recipe, materialized, recipe_hash, recipe_paths
+
     seen = {r["id"] for r in rows}
     totals = {"seconds": 0.0, "env_seconds": 0.0, "disk_bytes": 0}
     projects = set()
@@ -186,15 +222,4 @@ def _list(home, as_json: bool) -> int:
         rows.append({"id": rid, "source": f"{r.project} ({r.license}) {r.repo} @ {(r.commit or r.project + '-' + r.fix.version)[:20]}",
                      "status": "real suite, not materialized", "fail_to_pass": len(r.fail_to_pass),
                      "pass_to_pass": len(r.pass_to_pass), "cost": cost})
-    if as_json:
-        print(json.dumps({"tasks": rows, "real_suite": {"tasks": len(recipe_paths()), "projects": len(projects),
-                                                          **totals}}, indent=1))
-        return 0
-    for row in rows:
-        c = row["cost"]
-        spent = f"  import {c['seconds']:.0f} s + env {c['env_seconds']:.0f} s, {c['disk_bytes'] / 1e6:.1f} MB" if c else ""
-        print(f"{row['id']:5} {row['status']:44} F2P {row['fail_to_pass']:3} P2P {row['pass_to_pass']:4}  "
-              f"{row['source']}{spent}")
-    print(f"real suite: {len(recipe_paths())} tasks from {len(projects)} projects; import cost {totals['seconds']:.0f} s "
-          f"+ environments {totals['env_seconds']:.0f} s, {totals['disk_bytes'] / 1e6:.1f} MB")
-    return 0
+    return totals, projects
