@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import write_tree
 
-from gatebench.hook import closed, harness, oracle
+from gatebench.hook import closed, harness, oracle, pytestconfig
 from gatebench.hook.oracle import run_oracle
 
 CMD = "{python} -m pytest -q -p no:cacheprovider hidden_tests"
@@ -33,6 +33,80 @@ def test_config_is_found_in_pytests_own_order_among_trusted_files():
     assert closed.find_config([""], files.get)[0] == ".pytest.toml"
     # files without a pytest section are not configs: tox.ini without [pytest], pyproject without [tool.pytest]
     assert closed.find_config([""], {"tox.ini": b"[tox]\n", "pyproject.toml": b"[project]\n"}.get) is None
+
+
+# Trusted trees (one folder and its `sub`), each where a file stops pytest's search or lets it go on.
+LAYOUTS = {
+    # pytest 9.2 skips an empty [tool.pytest] (its loader returns None): the search goes on to the tox.ini
+    # beside it and to the folder above. The harness's reader before issue 26 stopped there, so the closed
+    # run had no options at all where pytest, on the same trusted tree, reads the tox.ini's.
+    "empty [tool.pytest], tox.ini beside it": {"pyproject.toml": b"[tool.pytest]\n",
+                                              "tox.ini": b"[pytest]\naddopts = -k add\n"},
+    "empty [tool.pytest] in sub, pytest.ini above": {"sub/pyproject.toml": b"[tool.pytest]\n",
+                                                     "pytest.ini": b"[pytest]\naddopts = -k add\n"},
+    # ...while an empty [tool.pytest.ini_options] is configuration, as an empty dedicated file is
+    "empty [tool.pytest.ini_options]": {"pyproject.toml": b"[tool.pytest.ini_options]\n",
+                                        "tox.ini": b"[pytest]\naddopts = -k add\n"},
+    "empty pytest.ini in sub": {"sub/pytest.ini": b"", "tox.ini": b"[pytest]\naddopts = -k add\n"},
+    # a file pytest refuses stops its search (it fails there): the closed run takes that file and fails too
+    "tox.ini with a section twice (pytest refuses it)": {"tox.ini": b"[tox]\na = 1\n[tox]\nb = 2\n",
+                                                         "setup.cfg": b"[tool:pytest]\naddopts = -k add\n"},
+    "setup.cfg with [pytest]": {"sub/setup.cfg": b"[pytest]\naddopts = -x\n", "pytest.ini": b"[pytest]\n"},
+    "no pytest section anywhere": {"tox.ini": b"[tox]\n", "sub/setup.cfg": b"[metadata]\nname = x\n",
+                                   "pyproject.toml": b"[project]\nname = 'x'\n"},
+}
+
+
+@pytest.mark.parametrize("files", LAYOUTS.values(), ids=LAYOUTS.keys())
+def test_the_harness_stops_where_pytest_itself_stops(tmp_path: Path, files: dict[str, bytes]):
+    from _pytest.config.findpaths import CONFIG_LOADERS_BY_NAME, locate_config
+
+    def refused(rel: str) -> bool:
+        try:
+            CONFIG_LOADERS_BY_NAME[rel.rsplit("/", 1)[-1]](tmp_path / rel)
+        except BaseException:  # UsageError, or pytest's fail() (an outcome, not an Exception)
+            return True
+        return False
+
+    write_tree(tmp_path, files)
+    (tmp_path / "sub").mkdir(exist_ok=True)
+    try:
+        _root, path, _cfg, _ignored = locate_config(tmp_path, [tmp_path / "sub"])
+    except BaseException:
+        theirs = "refused"
+    else:  # with no config anywhere pytest falls back to the first pyproject.toml, which gives it none
+        theirs = str(path.relative_to(tmp_path)) if path and CONFIG_LOADERS_BY_NAME[path.name](path) is not None \
+            else None
+    found = closed.find_config(["sub", ""], files.get)
+    ours = found[0] if found else None
+    if theirs == "refused":  # the harness stops at the file pytest stops at, and pytest refuses it under -c too
+        assert ours is not None and refused(ours) and pytestconfig.gives_config(ours.rsplit("/", 1)[-1], files[ours])
+    else:
+        assert ours == theirs
+
+
+def test_an_empty_tool_pytest_table_no_longer_hides_the_config_beside_it(tmp_path, calc_repo):
+    # The behaviour issue 26 changed, end to end: the baseline's tox.ini (-k add) now configures the closed
+    # run although an empty [tool.pytest] comes before it; before, the run had no options (both tests ran).
+    base = tmp_path / "base"
+    write_tree(base, {"calc.py": (calc_repo / "calc.py").read_text(), **LAYOUTS["empty [tool.pytest], tox.ini beside it"]})
+    h = tmp_path / "hidden"
+    write_tree(h, {"test_h.py": "from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n\n"
+                                "def test_other():\n    assert False\n"})
+    r = run_oracle(str(calc_repo), str(h), CMD, baseline_dir=str(base), sandbox_mode="auto")
+    assert set(r["tests"]) == {"test_h.py::test_add"}, r
+
+
+def test_the_pythonpath_of_the_trusted_config_is_read_by_the_same_rules():
+    assert closed.config_pythonpath("sub/tox.ini", b"[pytest]\npythonpath = src 'a b'\n") == ["src", "a b"]
+    assert closed.config_pythonpath("pyproject.toml", b"[tool.pytest.ini_options]\npythonpath = ['src']\n") == ["src"]
+    assert closed.config_pythonpath("pyproject.toml", b"[tool.pytest]\npythonpath = ['src']\n") == ["src"]
+    assert closed.config_pythonpath("pytest.toml", b"[pytest]\npythonpath = ['src']\n") == ["src"]
+    # option names keep their case, [DEFAULT] is no default, a refused file sets nothing: as pytest reads them
+    assert closed.config_pythonpath("tox.ini", b"[pytest]\nPythonpath = src\n") is None
+    assert closed.config_pythonpath("tox.ini", b"[DEFAULT]\npythonpath = src\n[pytest]\n") is None
+    assert closed.config_pythonpath("tox.ini", b"[pytest]\npythonpath = a\npythonpath = b\n") is None
+    assert closed.config_pythonpath("setup.cfg", b"[pytest]\npythonpath = src\n") is None
 
 
 def test_the_interpreters_own_plugins_are_read_even_from_a_hook_run_with_dash_S():

@@ -24,14 +24,12 @@ import shutil
 import sys
 from dataclasses import dataclass, field
 
+from gatebench.hook import pytestconfig
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-# The files pytest 9 reads its configuration from, in its own precedence order
-# (_pytest/config/findpaths.py: CONFIG_LOADERS_BY_NAME), at each folder from the tests upwards.
-PYTEST_CONFIGS = ("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini",
-                  "setup.cfg")
 BOOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pytest_boot.py")
 EMPTY_CONFIG = ("pytest.ini", b"[pytest]\n")
 _SHELL = set("|&;<>$`\\\n")
@@ -49,33 +47,14 @@ def pytest_args(command: str) -> list[str] | None:
     return toks[3:]
 
 
-def has_config(name: str, data: bytes) -> bool:
-    """Whether pytest takes its configuration from this file (an unparsable one counts: pytest then fails on
-    it, as it would on the baseline)."""
-    if name in ("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini"):
-        return True  # these are the configuration even when empty
-    text = data.decode("utf-8", "replace")
-    try:
-        if name == "pyproject.toml":
-            import tomllib
-
-            return isinstance(tomllib.loads(text).get("tool", {}).get("pytest"), dict)
-        cp = configparser.RawConfigParser(strict=False)
-        cp.read_string(text)
-    except Exception:
-        return True
-    return cp.has_section("pytest" if name == "tox.ini" else "tool:pytest") or (
-        name == "setup.cfg" and cp.has_section("pytest"))
-
-
 def find_config(levels: list[str], read: Callable[[str], bytes | None]) -> tuple[str, bytes] | None:
     """The config file pytest would read, searching `levels` (repo-relative folders, deepest first) in
     pytest's order; `read(rel)` gives a file's *trusted* content or None. Returns (rel, content)."""
     for level in levels:
-        for name in PYTEST_CONFIGS:
+        for name in pytestconfig.NAMES:
             rel = f"{level}/{name}" if level else name
             data = read(rel)
-            if data is not None and has_config(name, data):
+            if data is not None and pytestconfig.gives_config(name, data):
                 return rel, data
     return None
 
@@ -99,22 +78,14 @@ def search_levels(copy: str, args: list[str]) -> list[str]:
 def config_pythonpath(rel: str, data: bytes) -> list[str] | None:
     """The config's `pythonpath` entries (relative to the config's folder), or None when it sets none."""
     name = rel.rsplit("/", 1)[-1]
-    text = data.decode("utf-8", "replace")
     try:
-        if name.endswith(".toml"):
-            import tomllib
-
-            doc = tomllib.loads(text)
-            table = doc.get("pytest") if name != "pyproject.toml" else doc.get("tool", {}).get("pytest", {})
-            table = table or {}
-            value = table.get("pythonpath", (table.get("ini_options") or {}).get("pythonpath"))
-        else:
-            cp = configparser.RawConfigParser(strict=False)
-            cp.read_string(text)
-            section = {"tox.ini": "pytest", "setup.cfg": "tool:pytest"}.get(name, "pytest")
-            value = cp.get(section, "pythonpath", fallback=None)
-    except Exception:
+        table = pytestconfig.options(name, data) or {}
+    except pytestconfig.Unparsable:
         return None
+    value = table.get("pythonpath")
+    if value is None and name.endswith(".toml"):  # pyproject's [tool.pytest.ini_options]
+        inner = table.get("ini_options")
+        value = inner.get("pythonpath") if isinstance(inner, dict) else None
     if value is None:
         return None
     return shlex.split(value) if isinstance(value, str) else [str(v) for v in value]

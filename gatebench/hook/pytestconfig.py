@@ -37,6 +37,15 @@ def options(name: str, data: bytes) -> dict | None:
     return _ini(name, text)
 
 
+def gives_config(name: str, data: bytes) -> bool:
+    """Whether pytest, searching a folder, stops at this file: it gives configuration, or pytest refuses it
+    (and then fails on it, as the run under it must)."""
+    try:
+        return options(name, data) is not None
+    except Unparsable:
+        return True
+
+
 def _toml(name: str, text: str) -> dict | None:
     import tomllib
 
