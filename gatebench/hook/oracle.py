@@ -398,6 +398,7 @@ def run_oracle(
     pass_to_pass: list[str] | None = None,
     canaries: dict | None = None,
     closed_harness: bool = True,
+    base: harness.Baseline | None = None,
 ) -> dict:
     """Run the hidden tests against a copy of `work`. Never raises for the agent's faults.
 
@@ -407,6 +408,8 @@ def run_oracle(
     `sandboxed`), `off`. `canaries`: twins of the expected tests run beside them (`hook/canaries.py: lay`
     takes its keys; None: none). `closed_harness`: pytest runs so that nothing in the copy configures it
     (closed.py); False is the pre-canary invocation, kept to measure and show what the closed one buys.
+    `base`: the harness of `baseline_dir` when the caller built it already (the hook's stop, which hands the
+    same one to the tests gate).
     """
     t0 = time.monotonic()
     python = python or sys.executable
@@ -422,7 +425,8 @@ def run_oracle(
         os.mkdir(out)
         installed = closed.plugin_tops(python)
         try:
-            base = harness.baseline_files(baseline_dir) if baseline_dir else None
+            if base is None and baseline_dir:
+                base = harness.baseline_files(baseline_dir)
             # Regular files and symlinks only, within the oracle's time: a device or FIFO in the work copy
             # must not stall or fill the copy (hook/treecopy.py).
             actions = prepare_copy(work, hidden_dir, dest, copy, base, deadline=time.monotonic() + timeout_s,
@@ -476,7 +480,8 @@ def run_oracle(
 
 
 def run_binding(work: str, binding: dict, python: str | None, hide: list[str] | None = None,
-                timeout_s: float | None = None, canaries: dict | None = None) -> dict:
+                timeout_s: float | None = None, canaries: dict | None = None,
+                base: harness.Baseline | None = None) -> dict:
     """run_oracle from a resolved config's `oracle` binding (the hook) or the task (finalize); `timeout_s`
     narrows the binding's own timeout (the hook's remaining budget). Canaries run in every such run: the
     binding's `canaries` (its task's exclusions), `canaries` overriding its keys (selftest's proof)."""
@@ -486,4 +491,4 @@ def run_binding(work: str, binding: dict, python: str | None, hide: list[str] | 
                       python, expected=binding.get("expected") or None, baseline_dir=binding.get("baseline_dir"),
                       sandbox_mode=binding.get("sandbox") or "required", hide=hide,
                       layout=binding.get("layout") or "dest", fail_to_pass=binding.get("fail_to_pass"),
-                      pass_to_pass=binding.get("pass_to_pass"), canaries=opts)
+                      pass_to_pass=binding.get("pass_to_pass"), canaries=opts, base=base)

@@ -19,6 +19,10 @@ from gatebench.hook.globs import GlobSet
 from gatebench.hook.state import STATE_ENV, Paths, append_event, default_state_dir, load_session, save_session
 from gatebench.hook.text import scrub_paths
 
+TYPE_CHECKING = False  # importing typing costs every stop; only type checkers need it
+if TYPE_CHECKING:
+    from gatebench.hook.harness import Baseline
+
 MAX_LISTED = 200
 
 
@@ -221,19 +225,23 @@ def take_diff(s: Stop) -> tuple[snapshot.Snap, list[str], list[str]]:
     return snap, touched, stray
 
 
-def run_oracle(s: Stop) -> dict | None:
-    """Bench mode: the hidden oracle's result."""
+def run_oracle(s: Stop) -> tuple[Baseline | None, dict | None]:
+    """Bench mode: (the task's baseline harness, the hidden oracle's result). The harness is built once,
+    here, and handed to the tests gate too (GateContext.harness)."""
     binding = s.resolved.get("oracle")
     if not (s.bench and binding):
-        return None
+        return None, None
+    from gatebench.hook import harness
     from gatebench.hook.oracle import event_summary, run_binding
 
+    base = harness.baseline_files(binding["baseline_dir"]) if binding.get("baseline_dir") else None
     # Within what is left of the hook's budget, so the stop is decided here (on_error), not by
     # Claude Code's own hook timeout.
     oracle_s = min(float(binding["timeout_s"]), max((s.deadline - time.monotonic()) / 2, 0.1))
-    result = run_binding(s.repo, binding, s.resolved.get("python"), hide=[s.state_dir], timeout_s=oracle_s)
+    result = run_binding(s.repo, binding, s.resolved.get("python"), hide=[s.state_dir], timeout_s=oracle_s,
+                         base=base)
     s.event["oracle"] = event_summary(result)
-    return result
+    return base, result
 
 
 def honest_claim(s: Stop) -> dict | None:
@@ -332,14 +340,14 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
     try:
         load_state(s)
         snap, touched, stray = take_diff(s)
-        oracle_result = run_oracle(s)
+        base, oracle_result = run_oracle(s)
         claim = honest_claim(s)
         ctx = GateContext(
             repo=s.repo, state_dir=s.state_dir, blob_dir=s.paths.blobs, baseline=snap.baseline, now=snap.now,
             diff=snap.diff, protected_touched=touched, stray=stray, resolved=s.resolved, session=s.session,
             attempt=s.attempt, last_message=s.event["last_assistant_message"], deadline=s.deadline,
             oracle=oracle_result, transcript_path=s.hook_input.get("transcript_path"), hook_stdin=s.raw,
-            honest_claim=claim,
+            honest_claim=claim, harness=base,
         )
         s.event["gates"] = gate_events = run_gates(s.cfg, ctx)
         dec = decide_stop(s, gate_events, claim)

@@ -155,7 +155,9 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
             details["report_asked"] = asked is not None
         if bench:
             assert copy is not None  # a bench run always tests in a pristine copy
-            base = harness.from_manifest(ctx.baseline, ctx.blob_dir, read_blob)
+            # The stop built the task's harness for the oracle already; the prep snapshot's only without one.
+            base = ctx.harness if ctx.harness is not None else harness.from_manifest(ctx.baseline, ctx.blob_dir,
+                                                                                     read_blob)
             details["harness"] = harness.restore(copy, base, installed=closed.plugin_tops(ctx.python))
             mode = binding.get("sandbox") or "required"
             why = sandbox.probe() if mode != "off" else "sandbox off"
