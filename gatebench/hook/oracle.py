@@ -278,6 +278,7 @@ class _Outcome:
         self.integrity: list[str] = []
         self.collect_errors: list[str] = []
         self.returncode: int | None = None
+        self.canary: dict | None = None  # the canaries' judgement (hook/canaries.py: judge), when there were any
 
     def fail(self, error: str, fault: str = "work") -> None:
         if self.error is None:
@@ -381,25 +382,45 @@ def _unexplained_missing(missing: list[str], collect_errors: list[str]) -> list[
     return [] if collect_errors else missing
 
 
-def run_oracle(
-    work: str,
-    hidden_dir: str,
-    command: str,
-    dest: str = "hidden_tests",
-    timeout_s: float = TASK_TEST_TIMEOUT_S,
-    python: str | None = None,
-    *,
-    expected: list[str] | None = None,
-    baseline_dir: str | None = None,
-    sandbox_mode: str = "required",
-    hide: list[str] | None = None,
-    layout: str = "dest",
-    fail_to_pass: list[str] | None = None,
-    pass_to_pass: list[str] | None = None,
-    canaries: dict | None = None,
-    closed_harness: bool = True,
-    base: harness.Baseline | None = None,
-) -> dict:
+def _sandbox_for(mode: str, hidden_dir: str, hide: list[str] | None) -> tuple[str | None, list[str]]:
+    """(why the run is not sandboxed, None when it is; what the sandbox hides from it)."""
+    why = sandbox.probe() if mode != "off" else "sandbox off"
+    bench_root = os.path.dirname(os.path.dirname(os.path.abspath(hidden_dir)))
+    return why, [] if why else sandbox.private_dirs(bench_root, *(hide or []))
+
+
+def _shown_id(plan, id_dest: str):
+    """How a report names a node id: a disguised one as its original's id (and "the twin of")."""
+    def name(nodeid: str) -> str:
+        tid, twin = plan.original_id(_nodeid_to_id(nodeid, id_dest)) if plan else (nodeid, False)
+        return f"the twin of {tid}" if twin else tid
+
+    return name
+
+
+def _judge(run: _Outcome, plan, expected: list[str] | None, t0: float, closed_harness: bool) -> dict:
+    """The run's outcomes judged: the canaries (`run.canary`), then the summary; an expected test that neither
+    ran nor failed to collect (closed harness) is an integrity problem, a twin that passed unsolves."""
+    outcomes = run.outcomes
+    if plan is not None:
+        outcomes, run.canary = canary_judge(run.outcomes, plan)
+    res = summarize(outcomes, run.error, time.monotonic() - t0, run.returncode, expected)
+    unexplained = _unexplained_missing(res["missing"], run.collect_errors) if closed_harness and not run.error else []
+    if unexplained:
+        run.integrity.append(f"expected tests neither ran nor failed to collect: {', '.join(unexplained[:5])}")
+        run.fail(f"the run's reports disagree: {run.integrity[-1]}")
+        res["error"] = run.error
+    if run.canary is not None and run.canary["passed"]:
+        res["solved"] = False  # a twin that passed: the outcomes cannot be trusted to be the code's
+    return res
+
+
+def run_oracle(work: str, hidden_dir: str, command: str, dest: str = "hidden_tests",
+               timeout_s: float = TASK_TEST_TIMEOUT_S, python: str | None = None, *,
+               expected: list[str] | None = None, baseline_dir: str | None = None, sandbox_mode: str = "required",
+               hide: list[str] | None = None, layout: str = "dest", fail_to_pass: list[str] | None = None,
+               pass_to_pass: list[str] | None = None, canaries: dict | None = None, closed_harness: bool = True,
+               base: harness.Baseline | None = None) -> dict:
     """Run the hidden tests against a copy of `work`. Never raises for the agent's faults.
 
     `baseline_dir`: the task's pristine repo; the copy's test harness is made equal to its
@@ -423,23 +444,20 @@ def run_oracle(
     try:
         copy, out, hdir = os.path.join(tmp, "tree"), os.path.join(tmp, "out"), os.path.join(tmp, "harness")
         os.mkdir(out)
-        installed = closed.plugin_tops(python)
         try:
             if base is None and baseline_dir:
                 base = harness.baseline_files(baseline_dir)
             # Regular files and symlinks only, within the oracle's time: a device or FIFO in the work copy
             # must not stall or fill the copy (hook/treecopy.py).
             actions = prepare_copy(work, hidden_dir, dest, copy, base, deadline=time.monotonic() + timeout_s,
-                                   layout=layout, installed=installed)
+                                   layout=layout, installed=closed.plugin_tops(python))
         except OSError as e:
             fault = "work" if isinstance(e, treecopy.CopyDeadline) else "bench"
             return failed(f"cannot prepare the oracle copy: {e}", fault)
         id_dest = "" if layout == "original" else dest  # test ids: paths under dest, or the copy's own
-        why = sandbox.probe() if sandbox_mode != "off" else "sandbox off"
+        why, private = _sandbox_for(sandbox_mode, hidden_dir, hide)
         if why and sandbox_mode == "required":
             return failed(f"sandbox required but unavailable: {why}", "bench", sandboxed=False, harness=actions)
-        private = [] if why else sandbox.private_dirs(os.path.dirname(os.path.dirname(os.path.abspath(hidden_dir))),
-                                                      *(hide or []))
         plan = None
         if canaries is not None and expected:
             plan = canary_lay(copy, hidden_dir, id_dest, expected, {"fail_to_pass": fail_to_pass or [], **canaries})
@@ -449,32 +467,15 @@ def run_oracle(
             if args is None:
                 return failed(f"the oracle command is not `{{python}} -m pytest ARGS`: {command}", "bench",
                               sandboxed=not why, harness=actions)
-            if plan is not None:
-                args = canary_args(args, plan, id_dest)
             read, conftests = trusted_harness(copy, hidden_dir, dest, layout, base)
-
-            def name(nodeid: str) -> str:  # a disguised node id as the original's id (and "twin of")
-                tid, twin = plan.original_id(_nodeid_to_id(nodeid, id_dest)) if plan else (nodeid, False)
-                return f"the twin of {tid}" if twin else tid
-
-            run = _run_closed(args, copy=copy, out=out, hdir=hdir, python=python, timeout_s=remaining,
-                              sandboxed=not why, hide=private, read=read, conftests=conftests, dest=id_dest, name=name)
+            run = _run_closed(canary_args(args, plan, id_dest) if plan is not None else args, copy=copy, out=out,
+                              hdir=hdir, python=python, timeout_s=remaining, sandboxed=not why, hide=private,
+                              read=read, conftests=conftests, dest=id_dest, name=_shown_id(plan, id_dest))
         else:
             run = _run_open(command, copy=copy, out=out, python=python, timeout_s=remaining, sandboxed=not why,
                             hide=private, dest=id_dest)
-        outcomes, canary = run.outcomes, None
-        if plan is not None:
-            outcomes, canary = canary_judge(run.outcomes, plan)
-        res = summarize(outcomes, run.error, time.monotonic() - t0, run.returncode, expected)
-        unexplained = _unexplained_missing(res["missing"], run.collect_errors) if closed_harness and not run.error else []
-        if unexplained:
-            run.integrity.append(f"expected tests neither ran nor failed to collect: {', '.join(unexplained[:5])}")
-            run.fail(f"the run's reports disagree: {run.integrity[-1]}")
-            res["error"] = run.error
-        if canary is not None and canary["passed"]:
-            res["solved"] = False  # a twin that passed: the outcomes cannot be trusted to be the code's
-        return {**res, "sandboxed": not why, "harness": actions, "canaries": canary, "integrity": run.integrity,
-                "fault": run.fault if run.error else None}
+        return {**_judge(run, plan, expected, t0, closed_harness), "sandboxed": not why, "harness": actions,
+                "canaries": run.canary, "integrity": run.integrity, "fault": run.fault if run.error else None}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
