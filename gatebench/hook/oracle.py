@@ -323,17 +323,31 @@ def _run_closed(args: list[str], *, copy: str, out: str, hdir: str, python: str,
     if r.timed_out:
         res.fail(f"oracle timed out after {timeout_s:.0f} s")
         return res
+    res.integrity += _report_problems(r, stream, junit, name)
+    _judge_exit(res, stream, tail)
+    return res
+
+
+def _report_problems(r: proc.ProcResult, stream: closed.Stream, junit: str, name) -> list[str]:
+    """Where the run's reports disagree: the stream past its cap or at odds with the exit code, the JUnit
+    report missing though a session ran, or naming other outcomes than the stream."""
+    problems = []
     if r.report_overflow:
-        res.integrity.append("gatebench's test report stream was flooded past its cap")
+        problems.append("gatebench's test report stream was flooded past its cap")
     problem = stream.problem(r.returncode)
     if problem:
-        res.integrity.append(problem)
+        problems.append(problem)
     cases, why = _read_junit(junit)
     if cases is None:
         if stream.session_exit is not None:  # a session ran (a usage error writes no report)
-            res.integrity.append(f"pytest's JUnit report is missing or unreadable ({why}) though its session finished")
+            problems.append(f"pytest's JUnit report is missing or unreadable ({why}) though its session finished")
     else:
-        res.integrity += cross_check(stream.outcomes, cases, name)[:20]
+        problems += cross_check(stream.outcomes, cases, name)[:20]
+    return problems
+
+
+def _judge_exit(res: _Outcome, stream: closed.Stream, tail: str) -> None:
+    """The run's error, if any: its reports disagree, it collected nothing, or pytest's exit says so."""
     code = stream.finished_exit
     if res.integrity:
         res.fail(f"the run's reports disagree: {res.integrity[0]}")
@@ -343,7 +357,6 @@ def _run_closed(args: list[str], *, copy: str, out: str, hdir: str, python: str,
         res.fail(f"pytest exited {code}: {tail}")
     elif code != 0 and all(v == "passed" for v in res.outcomes.values()) and not stream.collect_errors:
         res.fail(f"pytest exited {code} though every test passed (report forged?)")
-    return res
 
 
 def _run_open(command: str, *, copy: str, out: str, python: str, timeout_s: float, sandboxed: bool,
