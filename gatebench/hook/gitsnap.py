@@ -232,14 +232,19 @@ def init(git_dir: str, work: str, ignore: list[str]) -> bool:
 # --- one snapshot ---------------------------------------------------------------------------------
 
 
+Diff3 = tuple[list[str], list[str], list[str]]  # (created, changed, deleted), each sorted
+
+
 class GitWalk:
-    """What `snapshot.current` returns, from git: the tree id stands for the manifest."""
+    """What `snapshot.current` returns, from git: the tree id stands for the manifest. `diff`: against the
+    base tree `current` was given, None without one."""
 
-    __slots__ = ("errors", "files", "git_dir", "hashed", "tree", "work")
+    __slots__ = ("diff", "errors", "files", "git_dir", "hashed", "tree", "work")
 
-    def __init__(self, git_dir: str, work: str, tree: str, files: int, hashed: int, errors: list[str]):
+    def __init__(self, git_dir: str, work: str, tree: str, files: int, hashed: int, errors: list[str],
+                 diff: Diff3 | None = None):
         self.git_dir, self.work, self.tree = git_dir, work, tree
-        self.files, self.hashed, self.errors = files, hashed, errors
+        self.files, self.hashed, self.errors, self.diff = files, hashed, errors, diff
 
     @property
     def manifest(self) -> TreeManifest:
@@ -345,9 +350,11 @@ def _hold(git_dir: str) -> int:
     return fd
 
 
-def current(work: str, git_dir: str, ignore_match=None, deadline: float | None = None) -> GitWalk:
-    """Bring the private index up to date with the work tree and return its tree. Raises
-    snapshot.OutOfTime past `deadline` (every git still running then is killed)."""
+def current(work: str, git_dir: str, ignore_match=None, deadline: float | None = None,
+            base: str | None = None) -> GitWalk:
+    """Bring the private index up to date with the work tree and return its tree (and with `base`, a tree id,
+    its diff against it: one read and at most one write of the record). Raises snapshot.OutOfTime past
+    `deadline` (every git still running then is killed)."""
     global _deadline
     _deadline = deadline
     fd = None
@@ -355,7 +362,7 @@ def current(work: str, git_dir: str, ignore_match=None, deadline: float | None =
         fd = _hold(git_dir)
         notes = _drop_stale_locks(git_dir)
         try:
-            walk = _current(work, git_dir, ignore_match)
+            walk = _current(work, git_dir, ignore_match, base)
         except BaseException:
             _kill_live()
             _drop_stale_locks(git_dir)  # what the gits killed just now held: the next call finds none
@@ -368,11 +375,21 @@ def current(work: str, git_dir: str, ignore_match=None, deadline: float | None =
             os.close(fd)
 
 
-def _current(work: str, git_dir: str, ignore_match=None) -> GitWalk:
+def _current(work: str, git_dir: str, ignore_match=None, base: str | None = None) -> GitWalk:
     env = _env(git_dir, work)
     index = os.path.join(git_dir, "index")
-    exclude = os.path.join(git_dir, "info", EXCLUDE)
     errors: list[str] = []
+    out_o, out_a, err = _list_and_update(work, git_dir, env)
+    hashed = out_a.count(b"\n") + _drop_unaddable(work, env, err, errors)
+    hashed += _add_new(work, env, out_o, ignore_match or (lambda _p: False), errors)
+    tree, diff = _tree_and_diff(git_dir, work, env, index, base, errors)
+    return GitWalk(git_dir, work, tree, _index_entries(index), hashed, errors, diff)
+
+
+def _list_and_update(work: str, git_dir: str, env: dict) -> tuple[bytes, bytes, list[bytes]]:
+    """`git ls-files -o` (new files) and `git add -u` (changed and deleted ones) side by side: (new files,
+    what add hashed, both stderr lines)."""
+    exclude = os.path.join(git_dir, "info", EXCLUDE)
     # Both read the index; `add -u` replaces it atomically, so they can run side by side.
     lso = _spawn(["ls-files", "-o", "-z", f"--exclude-from={exclude}"], env, work, None, "ls")
     try:
@@ -384,21 +401,31 @@ def _current(work: str, git_dir: str, ignore_match=None) -> GitWalk:
         raise GitError(f"git ls-files exited {rc_o}: {err_o.decode(errors='replace').strip()[:500]}")
     if rc_a not in (0, 1):
         raise GitError(f"git add exited {rc_a}: {err_a.decode(errors='replace').strip()[:500]}")
-    hashed = out_a.count(b"\n")
+    return out_o, out_a, err_a.splitlines() + err_o.splitlines()
+
+
+def _drop_unaddable(work: str, env: dict, stderr: list[bytes], errors: list[str]) -> int:
+    """Take out of the index the files that became FIFOs, sockets or devices (they are gone); every other
+    line of git's stderr is an error of the stop. Returns how many were taken out."""
     gone = []
-    for line in err_a.splitlines() + err_o.splitlines():
+    for line in stderr:
         if line.startswith(b"error: ") and line.endswith(_NOT_REGULAR):
-            gone.append(line[7:-len(_NOT_REGULAR)])  # a file became a FIFO, socket or device: it is gone
+            gone.append(line[7:-len(_NOT_REGULAR)])
         elif line.strip():
             errors.append(line.decode(errors="replace"))
     if gone:
         _run(["update-index", "--force-remove", "-z", "--stdin"], env, work, b"\0".join(gone) + b"\0")
-        hashed += len(gone)
+    return len(gone)
+
+
+def _add_new(work: str, env: dict, listed: bytes, ignore_match, errors: list[str]) -> int:
+    """Add the new files `ls-files -o` listed (and the files of nested repositories); returns how many hashed."""
+    hashed = 0
     new: list[bytes] = []
     nested: list[bytes] = []
-    for rel in filter(None, out_o.split(b"\0")):
+    for rel in filter(None, listed.split(b"\0")):
         if rel.endswith(b"/"):  # a nested repository: git lists the folder, the gate wants its files
-            nested += _nested_files(work, rel, ignore_match or (lambda _p: False))
+            nested += _nested_files(work, rel, ignore_match)
         elif _addable(work, rel):  # git skips FIFOs and devices when listing; this skips races
             new.append(rel)
     if nested:  # `git add` skips paths inside another repository; update-index does not
@@ -417,18 +444,28 @@ def _current(work: str, git_dir: str, ignore_match=None) -> GitWalk:
             out, err = _run(argv, env, work, b"\0".join(new) + b"\0", ok=(0, 1)) if new else (b"", b"")
         hashed += out.count(b"\n")
         errors += [ln.decode(errors="replace") for ln in err.splitlines() if ln.strip()]
+    return hashed
+
+
+def _tree_and_diff(git_dir: str, work: str, env: dict, index: str, base: str | None,
+                   errors: list[str]) -> tuple[str, Diff3 | None]:
+    """The index's tree, and with `base` its diff against it: the record read once, written once at most."""
     record = read_record(git_dir)
     now = _index_stat(index)
-    if now is not None and record.get("index") == now and record.get("tree"):
-        tree = record["tree"]  # same index file as when its tree was written: same tree
-    else:
+    tree_new = not (now is not None and record.get("index") == now and record.get("tree"))
+    if tree_new:
         tree = _run(["write-tree"], env, work)[0].decode().strip()
         record = {"index": _index_stat(index), "tree": tree}
+    else:
+        tree = record["tree"]  # same index file as when its tree was written: same tree
+    diff, diff_new = _diff(record, git_dir, work, base, tree) if base is not None else (None, False)
+    if tree_new or diff_new:
         try:
             write_record(git_dir, record)
         except OSError as e:
-            errors.append(f"cannot write {RECORD}: {e.strerror}")
-    return GitWalk(git_dir, work, tree, _index_entries(index), hashed, errors)
+            if tree_new:  # a diff not kept is only a cache missed
+                errors.append(f"cannot write {RECORD}: {e.strerror}")
+    return tree, diff
 
 
 # --- reading trees and blobs ----------------------------------------------------------------------
@@ -492,14 +529,14 @@ class TreeManifest:
     __hash__ = None  # type: ignore[assignment]
 
 
-def diff_trees(git_dir: str, work: str, base: str, now: str) -> tuple[list[str], list[str], list[str]]:
-    """(created, changed, deleted) paths between two trees, sorted; the last answer is kept in the record."""
+def _diff(record: dict, git_dir: str, work: str, base: str, now: str) -> tuple[Diff3, bool]:
+    """(created, changed, deleted) paths between two trees, sorted, and whether that answer is new to `record`
+    (which then holds it: the last answer is kept)."""
     if base == now:
-        return [], [], []
-    record = read_record(git_dir)
+        return ([], [], []), False
     last = record.get("diff")
     if isinstance(last, dict) and last.get("base") == base and last.get("now") == now:
-        return last["created"], last["changed"], last["deleted"]
+        return (last["created"], last["changed"], last["deleted"]), False
     out, _ = _run(["diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", base, now], _env(git_dir, work), work)
     created: list[str] = []
     changed: list[str] = []
@@ -512,11 +549,7 @@ def diff_trees(git_dir: str, work: str, base: str, now: str) -> tuple[list[str],
         (created if status == b"A" else deleted if status == b"D" else changed).append(rel)
     result = (sorted(created), sorted(changed), sorted(deleted))
     record["diff"] = {"base": base, "now": now, "created": result[0], "changed": result[1], "deleted": result[2]}
-    try:
-        write_record(git_dir, record)
-    except OSError:
-        pass  # only a cache
-    return result
+    return result, True
 
 
 _cat: dict = {}  # git dir -> its `git cat-file --batch` process

@@ -278,6 +278,7 @@ class _Outcome:
         self.integrity: list[str] = []
         self.collect_errors: list[str] = []
         self.returncode: int | None = None
+        self.canary: dict | None = None  # the canaries' judgement (hook/canaries.py: judge), when there were any
 
     def fail(self, error: str, fault: str = "work") -> None:
         if self.error is None:
@@ -322,17 +323,31 @@ def _run_closed(args: list[str], *, copy: str, out: str, hdir: str, python: str,
     if r.timed_out:
         res.fail(f"oracle timed out after {timeout_s:.0f} s")
         return res
+    res.integrity += _report_problems(r, stream, junit, name)
+    _judge_exit(res, stream, tail)
+    return res
+
+
+def _report_problems(r: proc.ProcResult, stream: closed.Stream, junit: str, name) -> list[str]:
+    """Where the run's reports disagree: the stream past its cap or at odds with the exit code, the JUnit
+    report missing though a session ran, or naming other outcomes than the stream."""
+    problems = []
     if r.report_overflow:
-        res.integrity.append("gatebench's test report stream was flooded past its cap")
+        problems.append("gatebench's test report stream was flooded past its cap")
     problem = stream.problem(r.returncode)
     if problem:
-        res.integrity.append(problem)
+        problems.append(problem)
     cases, why = _read_junit(junit)
     if cases is None:
         if stream.session_exit is not None:  # a session ran (a usage error writes no report)
-            res.integrity.append(f"pytest's JUnit report is missing or unreadable ({why}) though its session finished")
+            problems.append(f"pytest's JUnit report is missing or unreadable ({why}) though its session finished")
     else:
-        res.integrity += cross_check(stream.outcomes, cases, name)[:20]
+        problems += cross_check(stream.outcomes, cases, name)[:20]
+    return problems
+
+
+def _judge_exit(res: _Outcome, stream: closed.Stream, tail: str) -> None:
+    """The run's error, if any: its reports disagree, it collected nothing, or pytest's exit says so."""
     code = stream.finished_exit
     if res.integrity:
         res.fail(f"the run's reports disagree: {res.integrity[0]}")
@@ -342,7 +357,6 @@ def _run_closed(args: list[str], *, copy: str, out: str, hdir: str, python: str,
         res.fail(f"pytest exited {code}: {tail}")
     elif code != 0 and all(v == "passed" for v in res.outcomes.values()) and not stream.collect_errors:
         res.fail(f"pytest exited {code} though every test passed (report forged?)")
-    return res
 
 
 def _run_open(command: str, *, copy: str, out: str, python: str, timeout_s: float, sandboxed: bool,
@@ -381,24 +395,45 @@ def _unexplained_missing(missing: list[str], collect_errors: list[str]) -> list[
     return [] if collect_errors else missing
 
 
-def run_oracle(
-    work: str,
-    hidden_dir: str,
-    command: str,
-    dest: str = "hidden_tests",
-    timeout_s: float = TASK_TEST_TIMEOUT_S,
-    python: str | None = None,
-    *,
-    expected: list[str] | None = None,
-    baseline_dir: str | None = None,
-    sandbox_mode: str = "required",
-    hide: list[str] | None = None,
-    layout: str = "dest",
-    fail_to_pass: list[str] | None = None,
-    pass_to_pass: list[str] | None = None,
-    canaries: dict | None = None,
-    closed_harness: bool = True,
-) -> dict:
+def _sandbox_for(mode: str, hidden_dir: str, hide: list[str] | None) -> tuple[str | None, list[str]]:
+    """(why the run is not sandboxed, None when it is; what the sandbox hides from it)."""
+    why = sandbox.probe() if mode != "off" else "sandbox off"
+    bench_root = os.path.dirname(os.path.dirname(os.path.abspath(hidden_dir)))
+    return why, [] if why else sandbox.private_dirs(bench_root, *(hide or []))
+
+
+def _shown_id(plan, id_dest: str):
+    """How a report names a node id: a disguised one as its original's id (and "the twin of")."""
+    def name(nodeid: str) -> str:
+        tid, twin = plan.original_id(_nodeid_to_id(nodeid, id_dest)) if plan else (nodeid, False)
+        return f"the twin of {tid}" if twin else tid
+
+    return name
+
+
+def _judge(run: _Outcome, plan, expected: list[str] | None, t0: float, closed_harness: bool) -> dict:
+    """The run's outcomes judged: the canaries (`run.canary`), then the summary; an expected test that neither
+    ran nor failed to collect (closed harness) is an integrity problem, a twin that passed unsolves."""
+    outcomes = run.outcomes
+    if plan is not None:
+        outcomes, run.canary = canary_judge(run.outcomes, plan)
+    res = summarize(outcomes, run.error, time.monotonic() - t0, run.returncode, expected)
+    unexplained = _unexplained_missing(res["missing"], run.collect_errors) if closed_harness and not run.error else []
+    if unexplained:
+        run.integrity.append(f"expected tests neither ran nor failed to collect: {', '.join(unexplained[:5])}")
+        run.fail(f"the run's reports disagree: {run.integrity[-1]}")
+        res["error"] = run.error
+    if run.canary is not None and run.canary["passed"]:
+        res["solved"] = False  # a twin that passed: the outcomes cannot be trusted to be the code's
+    return res
+
+
+def run_oracle(work: str, hidden_dir: str, command: str, dest: str = "hidden_tests",
+               timeout_s: float = TASK_TEST_TIMEOUT_S, python: str | None = None, *,
+               expected: list[str] | None = None, baseline_dir: str | None = None, sandbox_mode: str = "required",
+               hide: list[str] | None = None, layout: str = "dest", fail_to_pass: list[str] | None = None,
+               pass_to_pass: list[str] | None = None, canaries: dict | None = None, closed_harness: bool = True,
+               base: harness.Baseline | None = None) -> dict:
     """Run the hidden tests against a copy of `work`. Never raises for the agent's faults.
 
     `baseline_dir`: the task's pristine repo; the copy's test harness is made equal to its
@@ -407,6 +442,8 @@ def run_oracle(
     `sandboxed`), `off`. `canaries`: twins of the expected tests run beside them (`hook/canaries.py: lay`
     takes its keys; None: none). `closed_harness`: pytest runs so that nothing in the copy configures it
     (closed.py); False is the pre-canary invocation, kept to measure and show what the closed one buys.
+    `base`: the harness of `baseline_dir` when the caller built it already (the hook's stop, which hands the
+    same one to the tests gate).
     """
     t0 = time.monotonic()
     python = python or sys.executable
@@ -420,22 +457,20 @@ def run_oracle(
     try:
         copy, out, hdir = os.path.join(tmp, "tree"), os.path.join(tmp, "out"), os.path.join(tmp, "harness")
         os.mkdir(out)
-        installed = closed.plugin_tops(python)
         try:
-            base = harness.baseline_files(baseline_dir) if baseline_dir else None
+            if base is None and baseline_dir:
+                base = harness.baseline_files(baseline_dir)
             # Regular files and symlinks only, within the oracle's time: a device or FIFO in the work copy
             # must not stall or fill the copy (hook/treecopy.py).
             actions = prepare_copy(work, hidden_dir, dest, copy, base, deadline=time.monotonic() + timeout_s,
-                                   layout=layout, installed=installed)
+                                   layout=layout, installed=closed.plugin_tops(python))
         except OSError as e:
             fault = "work" if isinstance(e, treecopy.CopyDeadline) else "bench"
             return failed(f"cannot prepare the oracle copy: {e}", fault)
         id_dest = "" if layout == "original" else dest  # test ids: paths under dest, or the copy's own
-        why = sandbox.probe() if sandbox_mode != "off" else "sandbox off"
+        why, private = _sandbox_for(sandbox_mode, hidden_dir, hide)
         if why and sandbox_mode == "required":
             return failed(f"sandbox required but unavailable: {why}", "bench", sandboxed=False, harness=actions)
-        private = [] if why else sandbox.private_dirs(os.path.dirname(os.path.dirname(os.path.abspath(hidden_dir))),
-                                                      *(hide or []))
         plan = None
         if canaries is not None and expected:
             plan = canary_lay(copy, hidden_dir, id_dest, expected, {"fail_to_pass": fail_to_pass or [], **canaries})
@@ -445,38 +480,22 @@ def run_oracle(
             if args is None:
                 return failed(f"the oracle command is not `{{python}} -m pytest ARGS`: {command}", "bench",
                               sandboxed=not why, harness=actions)
-            if plan is not None:
-                args = canary_args(args, plan, id_dest)
             read, conftests = trusted_harness(copy, hidden_dir, dest, layout, base)
-
-            def name(nodeid: str) -> str:  # a disguised node id as the original's id (and "twin of")
-                tid, twin = plan.original_id(_nodeid_to_id(nodeid, id_dest)) if plan else (nodeid, False)
-                return f"the twin of {tid}" if twin else tid
-
-            run = _run_closed(args, copy=copy, out=out, hdir=hdir, python=python, timeout_s=remaining,
-                              sandboxed=not why, hide=private, read=read, conftests=conftests, dest=id_dest, name=name)
+            run = _run_closed(canary_args(args, plan, id_dest) if plan is not None else args, copy=copy, out=out,
+                              hdir=hdir, python=python, timeout_s=remaining, sandboxed=not why, hide=private,
+                              read=read, conftests=conftests, dest=id_dest, name=_shown_id(plan, id_dest))
         else:
             run = _run_open(command, copy=copy, out=out, python=python, timeout_s=remaining, sandboxed=not why,
                             hide=private, dest=id_dest)
-        outcomes, canary = run.outcomes, None
-        if plan is not None:
-            outcomes, canary = canary_judge(run.outcomes, plan)
-        res = summarize(outcomes, run.error, time.monotonic() - t0, run.returncode, expected)
-        unexplained = _unexplained_missing(res["missing"], run.collect_errors) if closed_harness and not run.error else []
-        if unexplained:
-            run.integrity.append(f"expected tests neither ran nor failed to collect: {', '.join(unexplained[:5])}")
-            run.fail(f"the run's reports disagree: {run.integrity[-1]}")
-            res["error"] = run.error
-        if canary is not None and canary["passed"]:
-            res["solved"] = False  # a twin that passed: the outcomes cannot be trusted to be the code's
-        return {**res, "sandboxed": not why, "harness": actions, "canaries": canary, "integrity": run.integrity,
-                "fault": run.fault if run.error else None}
+        return {**_judge(run, plan, expected, t0, closed_harness), "sandboxed": not why, "harness": actions,
+                "canaries": run.canary, "integrity": run.integrity, "fault": run.fault if run.error else None}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
 def run_binding(work: str, binding: dict, python: str | None, hide: list[str] | None = None,
-                timeout_s: float | None = None, canaries: dict | None = None) -> dict:
+                timeout_s: float | None = None, canaries: dict | None = None,
+                base: harness.Baseline | None = None) -> dict:
     """run_oracle from a resolved config's `oracle` binding (the hook) or the task (finalize); `timeout_s`
     narrows the binding's own timeout (the hook's remaining budget). Canaries run in every such run: the
     binding's `canaries` (its task's exclusions), `canaries` overriding its keys (selftest's proof)."""
@@ -486,4 +505,4 @@ def run_binding(work: str, binding: dict, python: str | None, hide: list[str] | 
                       python, expected=binding.get("expected") or None, baseline_dir=binding.get("baseline_dir"),
                       sandbox_mode=binding.get("sandbox") or "required", hide=hide,
                       layout=binding.get("layout") or "dest", fail_to_pass=binding.get("fail_to_pass"),
-                      pass_to_pass=binding.get("pass_to_pass"), canaries=opts)
+                      pass_to_pass=binding.get("pass_to_pass"), canaries=opts, base=base)

@@ -12,12 +12,16 @@ import time
 
 from gatebench import __version__
 from gatebench.hook import defaults, jsonfast, snapshot
-from gatebench.hook.decide import decide
+from gatebench.hook.decide import Decision, decide
 from gatebench.hook.defaults import DEFAULT_IGNORE
 from gatebench.hook.gates import GateContext, Verdict, get_gate
 from gatebench.hook.globs import GlobSet
 from gatebench.hook.state import STATE_ENV, Paths, append_event, default_state_dir, load_session, save_session
 from gatebench.hook.text import scrub_paths
+
+TYPE_CHECKING = False  # importing typing costs every stop; only type checkers need it
+if TYPE_CHECKING:
+    from gatebench.hook.harness import Baseline
 
 MAX_LISTED = 200
 
@@ -130,144 +134,226 @@ def private_paths(resolved: dict, state_dir: str) -> list[tuple[str, str]]:
     return [(a, b) for a, b in pairs if a]
 
 
-def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]:
-    """Returns (Claude Code output or None, event, state dir)."""
-    t0 = time.monotonic()
-    errors: list[str] = []
-    event: dict = {"v": 1, "hook": "stop", "ts": now_iso(), "gatebench": __version__, "errors": errors}
-    hook_input = parse_input(raw_stdin, errors)
-    sid_in = hook_input.get("session_id")
-    sid = sid_in if isinstance(sid_in, str) else "unknown"
-    event.update(
-        session_id=sid,
-        prompt_id=hook_input.get("prompt_id"),
-        stop_hook_active=hook_input.get("stop_hook_active"),
-        last_assistant_message=str(hook_input.get("last_assistant_message") or "")[:2000],
+class Stop:
+    """One stop attempt as it goes through its steps: what was read, and what the error path still needs
+    (the config's on_error and block budget, the session as far as it got)."""
+
+    __slots__ = ("attempt", "block_budget", "cfg", "deadline", "errors", "event", "hook_input", "on_error", "paths",
+                 "raw", "repo", "resolved", "session", "sid", "state_dir", "t0")
+    hook_input: dict
+    sid: str
+    state_dir: str
+    paths: Paths
+
+    def __init__(self, raw: str, t0: float):
+        self.raw, self.t0 = raw, t0
+        self.errors: list[str] = []
+        self.event: dict = {"v": 1, "hook": "stop", "ts": now_iso(), "gatebench": __version__, "errors": self.errors}
+        self.on_error, self.block_budget = "open", 3  # what a hook error is decided by if the config cannot be read
+        self.session: dict = {}
+        self.resolved: dict = {}  # set only once the config has been read whole
+        self.cfg: dict = {}
+        self.attempt = 0
+        self.deadline = t0
+        self.repo = ""
+
+    @property
+    def bench(self) -> bool:
+        return self.resolved.get("mode") == "bench"
+
+
+def read_input(raw_stdin: str, state_arg: str | None) -> Stop:
+    s = Stop(raw_stdin, time.monotonic())
+    s.hook_input = parse_input(raw_stdin, s.errors)
+    sid = s.hook_input.get("session_id")
+    s.sid = sid if isinstance(sid, str) else "unknown"
+    s.event.update(
+        session_id=s.sid,
+        prompt_id=s.hook_input.get("prompt_id"),
+        stop_hook_active=s.hook_input.get("stop_hook_active"),
+        last_assistant_message=str(s.hook_input.get("last_assistant_message") or "")[:2000],
     )
-    state_dir = resolve_state_dir(state_arg, hook_input)
-    paths = Paths(state_dir)
-    on_error, block_budget = "open", 3  # what a hook error is decided by if the config cannot be read
-    session: dict = {}
-    resolved_doc: dict = {}
+    s.state_dir = resolve_state_dir(state_arg, s.hook_input)
+    s.paths = Paths(s.state_dir)
+    return s
+
+
+def fresh_session(old: dict, prompt_id: object) -> dict:
+    """A new user prompt gets a fresh budget (SPEC.md, "Decision")."""
+    return {"prompt_id": prompt_id, "attempts": 0, "blocks": 0, "prompts": old.get("prompts", 0) + 1,
+            # a test weakening blocked once stays allowed on the next prompt (installed mode)
+            **({"testpolicy": old["testpolicy"]} if "testpolicy" in old else {})}
+
+
+def load_state(s: Stop) -> None:
+    """The resolved config and the session prompt's state, with this attempt counted."""
+    s.resolved = load_resolved(s.paths)
+    cfg = s.cfg = s.resolved["config"]
+    s.on_error = cfg.get("on_error", "open")
+    s.block_budget = int(cfg.get("budget", {}).get("blocks", defaults.BLOCKS))
+    s.event.update(config=cfg.get("name"), config_hash=s.resolved.get("config_hash"), mode=s.resolved.get("mode"))
+    s.session = load_session(s.paths.session(s.sid))
+    if s.session.get("prompt_id") != s.hook_input.get("prompt_id"):
+        s.session = fresh_session(s.session, s.hook_input.get("prompt_id"))
+    s.session["attempts"] = s.attempt = s.session.get("attempts", 0) + 1
+    s.event["attempt"] = s.attempt
+    s.deadline = s.t0 + float(cfg.get("budget", {}).get("hook_seconds", defaults.HOOK_SECONDS))
+    s.repo = s.resolved.get("repo") or s.hook_input.get("cwd") or os.getcwd()
+
+
+def take_diff(s: Stop) -> tuple[snapshot.Snap, list[str], list[str]]:
+    """The work tree against its baseline: (snapshot, protected paths touched, stray files created)."""
+    base_path = baseline_path(s.paths, s.sid)
+    ignore = GlobSet(s.resolved.get("ignore") or DEFAULT_IGNORE)
     try:
-        resolved = resolved_doc = load_resolved(paths)
-        cfg = resolved["config"]
-        on_error = cfg.get("on_error", "open")
-        block_budget = int(cfg.get("budget", {}).get("blocks", defaults.BLOCKS))
-        event.update(config=cfg.get("name"), config_hash=resolved.get("config_hash"), mode=resolved.get("mode"))
-        session = load_session(paths.session(sid))
-        if session.get("prompt_id") != hook_input.get("prompt_id"):
-            # A new user prompt gets a fresh budget (SPEC.md, "Decision").
-            session = {"prompt_id": hook_input.get("prompt_id"), "attempts": 0, "blocks": 0,
-                       "prompts": session.get("prompts", 0) + 1,
-                       # a test weakening blocked once stays allowed on the next prompt (installed mode)
-                       **({"testpolicy": session["testpolicy"]} if "testpolicy" in session else {})}
-        session["attempts"] = attempt = session.get("attempts", 0) + 1
-        event["attempt"] = attempt
-        budget = cfg.get("budget", {})
-        deadline = t0 + float(budget.get("hook_seconds", defaults.HOOK_SECONDS))
-        repo = resolved.get("repo") or hook_input.get("cwd") or os.getcwd()
+        # OutOfTime (the walker past the deadline) is decided by on_error, like any hook error.
+        snap = snapshot.compare(s.repo, ignore, base_path, s.paths.blobs, s.paths.statcache, s.deadline)
+    except (OSError, ValueError) as e:
+        raise HookError(f"baseline {base_path} is unreadable: {e}")
+    s.errors.extend(snap.errors[:20])
+    d = snap.diff
+    protected = GlobSet(s.resolved.get("protected") or s.cfg.get("protected") or [])
+    stray_globs = GlobSet(s.cfg.get("stray") or [])
+    touched = [p for p in d.paths if protected.match(p)]
+    stray = [p for p in d.created if stray_globs.match(p)]
+    s.event["diff"] = diff_summary(d, touched, stray)
+    s.event["snapshot"] = {"files": snap.files, "hashed": snap.hashed, "via": snap.via}
+    if snap.special:  # devices, FIFOs, sockets: never read, never copied
+        s.event["snapshot"]["special"] = snap.special[:MAX_LISTED]
+    if s.bench:  # finalize reuses this stop's oracle result only if the final tree hashes the same
+        s.event["snapshot"]["tree"] = snap.tree_hash()
+    return snap, touched, stray
 
-        base_path = baseline_path(paths, sid)
-        ignore = GlobSet(resolved.get("ignore") or DEFAULT_IGNORE)
-        try:
-            # OutOfTime (the walker past the deadline) is decided by on_error, like any hook error.
-            snap = snapshot.compare(repo, ignore, base_path, paths.blobs, paths.statcache, deadline)
-        except (OSError, ValueError) as e:
-            raise HookError(f"baseline {base_path} is unreadable: {e}")
-        errors.extend(snap.errors[:20])
-        d = snap.diff
-        protected = GlobSet(resolved.get("protected") or cfg.get("protected") or [])
-        stray_globs = GlobSet(cfg.get("stray") or [])
-        touched = [p for p in d.paths if protected.match(p)]
-        stray = [p for p in d.created if stray_globs.match(p)]
-        event["diff"] = diff_summary(d, touched, stray)
-        event["snapshot"] = {"files": snap.files, "hashed": snap.hashed, "via": snap.via}
-        if snap.special:  # devices, FIFOs, sockets: never read, never copied
-            event["snapshot"]["special"] = snap.special[:MAX_LISTED]
-        bench = resolved.get("mode") == "bench"
-        if bench:  # finalize reuses this stop's oracle result only if the final tree hashes the same
-            event["snapshot"]["tree"] = snap.tree_hash()
 
-        oracle_result = None
-        if bench and resolved.get("oracle"):
-            from gatebench.hook.oracle import event_summary, run_binding
+def run_oracle(s: Stop) -> tuple[Baseline | None, dict | None]:
+    """Bench mode: (the task's baseline harness, the hidden oracle's result). The harness is built once,
+    here, and handed to the tests gate too (GateContext.harness)."""
+    binding = s.resolved.get("oracle")
+    if not (s.bench and binding):
+        return None, None
+    from gatebench.hook import harness
+    from gatebench.hook.oracle import event_summary, run_binding
 
-            # Within what is left of the hook's budget, so the stop is decided here (on_error), not by
-            # Claude Code's own hook timeout.
-            oracle_s = min(float(resolved["oracle"]["timeout_s"]), max((deadline - time.monotonic()) / 2, 0.1))
-            oracle_result = run_binding(repo, resolved["oracle"], resolved.get("python"), hide=[state_dir],
-                                        timeout_s=oracle_s)
-            event["oracle"] = event_summary(oracle_result)
+    base = harness.baseline_files(binding["baseline_dir"]) if binding.get("baseline_dir") else None
+    # Within what is left of the hook's budget, so the stop is decided here (on_error), not by
+    # Claude Code's own hook timeout.
+    oracle_s = min(float(binding["timeout_s"]), max((s.deadline - time.monotonic()) / 2, 0.1))
+    result = run_binding(s.repo, binding, s.resolved.get("python"), hide=[s.state_dir], timeout_s=oracle_s,
+                         base=base)
+    s.event["oracle"] = event_summary(result)
+    return base, result
 
-        claim = None
-        if cfg.get("honest_exit"):  # before the gates, so a gate (the installed test policy) can read it too
-            from gatebench.hook import honest
 
-            claim = honest.claim(str(hook_input.get("last_assistant_message") or ""), repo)
-        ctx = GateContext(
-            repo=repo, state_dir=state_dir, blob_dir=paths.blobs, baseline=snap.baseline, now=snap.now,
-            diff=d, protected_touched=touched, stray=stray, resolved=resolved, session=session,
-            attempt=attempt, last_message=event["last_assistant_message"], deadline=deadline, oracle=oracle_result,
-            transcript_path=hook_input.get("transcript_path"), hook_stdin=raw_stdin, honest_claim=claim,
-        )
-        gate_events = []
-        blocked = False
-        for spec in cfg.get("gates", []):
-            name = spec.get("name") or spec.get("kind")
-            if blocked and cfg.get("short_circuit", True):
-                v = Verdict("skipped", details={"why": "an earlier gate blocked (short_circuit)"})
-            else:
-                v = run_gate(spec.get("kind"), spec, ctx)
-            blocked = blocked or v.verdict == "block"
-            ctx.results[name] = (spec.get("kind"), v)
-            gate_events.append({"name": name, "kind": spec.get("kind"), "verdict": v.verdict,
-                                "feedback": v.feedback, "details": v.details,
-                                "seconds": round(v.seconds, 4), "cost_usd": v.cost_usd})
-        event["gates"] = gate_events
-        dec = decide(
-            [(g["name"], g) for g in gate_events],
-            blocks_so_far=session.get("blocks", 0),
-            budget=block_budget,
-            on_error=on_error,
-            attempt=attempt,
-            reason_chars=int(cfg.get("reason_chars", defaults.REASON_CHARS)),
-            honest_exit=bool(cfg.get("honest_exit")),
-            claim=claim,
-            installed=not bench,
-        )
-        if claim:  # the claim is the agent's word, logged whether or not a gate objected
-            event["honest_exit"] = {**claim, "let_through": dec.honest}
-            if claim.get("error"):
-                errors.append(claim["error"])
-    except Exception as e:
-        errors.append(short_error(e) if not isinstance(e, HookError) else str(e))
-        dec = decide([("gatebench", {"verdict": "error", "details": {"error": errors[-1]}})],
-                     blocks_so_far=session.get("blocks", 0), budget=block_budget, on_error=on_error,
-                     attempt=session.get("attempts", 1), reason_chars=2000)
-    if dec.reason and resolved_doc.get("mode") == "bench":
-        dec.reason = scrub_paths(dec.reason, private_paths(resolved_doc, state_dir))
+def honest_claim(s: Stop) -> dict | None:
+    """Before the gates, so a gate (the installed test policy) can read it too."""
+    if not s.cfg.get("honest_exit"):
+        return None
+    from gatebench.hook import honest
+
+    return honest.claim(str(s.hook_input.get("last_assistant_message") or ""), s.repo)
+
+
+def gate_event(name: str, kind: object, v: Verdict) -> dict:
+    return {"name": name, "kind": kind, "verdict": v.verdict, "feedback": v.feedback, "details": v.details,
+            "seconds": round(v.seconds, 4), "cost_usd": v.cost_usd}
+
+
+def run_gates(cfg: dict, ctx: GateContext) -> list[dict]:
+    """Every gate of the config in order (after a block, the rest are skipped unless short_circuit is off)."""
+    events = []
+    blocked = False
+    for spec in cfg.get("gates", []):
+        name = spec.get("name") or spec.get("kind")
+        if blocked and cfg.get("short_circuit", True):
+            v = Verdict("skipped", details={"why": "an earlier gate blocked (short_circuit)"})
+        else:
+            v = run_gate(spec.get("kind"), spec, ctx)
+        blocked = blocked or v.verdict == "block"
+        ctx.results[name] = (spec.get("kind"), v)
+        events.append(gate_event(name, spec.get("kind"), v))
+    return events
+
+
+def decide_stop(s: Stop, gate_events: list[dict], claim: dict | None) -> Decision:
+    cfg = s.cfg
+    dec = decide(
+        [(g["name"], g) for g in gate_events],
+        blocks_so_far=s.session.get("blocks", 0),
+        budget=s.block_budget,
+        on_error=s.on_error,
+        attempt=s.attempt,
+        reason_chars=int(cfg.get("reason_chars", defaults.REASON_CHARS)),
+        honest_exit=bool(cfg.get("honest_exit")),
+        claim=claim,
+        installed=not s.bench,
+    )
+    if claim:  # the claim is the agent's word, logged whether or not a gate objected
+        s.event["honest_exit"] = {**claim, "let_through": dec.honest}
+        if claim.get("error"):
+            s.errors.append(claim["error"])
+    return dec
+
+
+def decide_hook_error(s: Stop, e: Exception) -> Decision:
+    s.errors.append(short_error(e) if not isinstance(e, HookError) else str(e))
+    return decide([("gatebench", {"verdict": "error", "details": {"error": s.errors[-1]}})],
+                  blocks_so_far=s.session.get("blocks", 0), budget=s.block_budget, on_error=s.on_error,
+                  attempt=s.session.get("attempts", 1), reason_chars=2000)
+
+
+def count_decision(s: Stop, dec: Decision) -> None:
+    """The session's block count and give-up mark, saved for the next attempt."""
     if dec.decision == "block":
-        session["blocks"] = session.get("blocks", 0) + 1
+        s.session["blocks"] = s.session.get("blocks", 0) + 1
     elif dec.decision == "give_up":
-        session["gave_up"] = True
-    if session:
+        s.session["gave_up"] = True
+    if s.session:
         try:
-            save_session(paths.session(sid), session)
+            save_session(s.paths.session(s.sid), s.session)
         except OSError as e:
-            errors.append(f"cannot save session state: {e.strerror}")
-    notices = [g["details"]["user_notice"] for g in event.get("gates", [])
+            s.errors.append(f"cannot save session state: {e.strerror}")
+
+
+def write_outcome(s: Stop, dec: Decision) -> dict | None:
+    """The decision into the session and the event; returns Claude Code's output (None: nothing to say)."""
+    if dec.reason and s.bench:
+        dec.reason = scrub_paths(dec.reason, private_paths(s.resolved, s.state_dir))
+    count_decision(s, dec)
+    notices = [g["details"]["user_notice"] for g in s.event.get("gates", [])
                if isinstance(g.get("details"), dict) and g["details"].get("user_notice")]
     if notices and dec.decision != "block":  # what the user must know about a stop that passed
         dec.system_message = "; ".join([*notices, *([dec.system_message] if dec.system_message else [])])
-    event.update(decision=dec.decision, reason=dec.reason, system_message=dec.system_message,
-                 blocks=session.get("blocks", 0), seconds=round(time.monotonic() - t0, 4))
+    s.event.update(decision=dec.decision, reason=dec.reason, system_message=dec.system_message,
+                   blocks=s.session.get("blocks", 0), seconds=round(time.monotonic() - s.t0, 4))
     output = None
     if dec.decision == "block":
         output = {"decision": "block", "reason": dec.reason}
     if dec.system_message:
         output = {**(output or {}), "systemMessage": dec.system_message}
-    return output, event, state_dir
+    return output
+
+
+def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]:
+    """Returns (Claude Code output or None, event, state dir): read input, load state, diff, oracle and
+    gates, decide, write. Any failure on the way is decided by on_error, never a crash."""
+    s = read_input(raw_stdin, state_arg)
+    try:
+        load_state(s)
+        snap, touched, stray = take_diff(s)
+        base, oracle_result = run_oracle(s)
+        claim = honest_claim(s)
+        ctx = GateContext(
+            repo=s.repo, state_dir=s.state_dir, blob_dir=s.paths.blobs, baseline=snap.baseline, now=snap.now,
+            diff=snap.diff, protected_touched=touched, stray=stray, resolved=s.resolved, session=s.session,
+            attempt=s.attempt, last_message=s.event["last_assistant_message"], deadline=s.deadline,
+            oracle=oracle_result, transcript_path=s.hook_input.get("transcript_path"), hook_stdin=s.raw,
+            honest_claim=claim, harness=base,
+        )
+        s.event["gates"] = gate_events = run_gates(s.cfg, ctx)
+        dec = decide_stop(s, gate_events, claim)
+    except Exception as e:
+        dec = decide_hook_error(s, e)
+    return write_outcome(s, dec), s.event, s.state_dir
 
 
 def handle_stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict | None]:

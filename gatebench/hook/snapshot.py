@@ -343,8 +343,9 @@ def compare(root: str, ignore: GlobSet, baseline_path: str, blob_dir: str, cache
     base_tree = gitsnap.baseline_tree(baseline_path)
     if base_tree is not None:
         git_dir = gitsnap.git_dir_for(blob_dir)
-        g = gitsnap.current(root, git_dir, ignore.match, deadline)
-        d = Diff(*gitsnap.diff_trees(git_dir, root, base_tree, g.tree))
+        g = gitsnap.current(root, git_dir, ignore.match, deadline, base=base_tree)
+        assert g.diff is not None  # current gives the diff against the base it was given
+        d = Diff(*g.diff)
         return Snap(gitsnap.TreeManifest(git_dir, root, base_tree), g.manifest, d, g.files, g.hashed, g.errors,
                     "git", g.tree)
     base = read_manifest(baseline_path)

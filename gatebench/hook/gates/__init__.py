@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Protocol
 
+    from gatebench.hook.harness import Baseline
     from gatebench.hook.snapshot import Diff
 
     class Gate(Protocol):
@@ -51,7 +52,8 @@ class GateContext:
     def __init__(self, *, repo: str, state_dir: str, blob_dir: str, baseline: dict, now: dict, diff: Diff,
                  protected_touched: list[str], stray: list[str], resolved: dict, session: dict, attempt: int,
                  last_message: str, deadline: float, oracle: dict | None = None,
-                 transcript_path: str | None = None, hook_stdin: str = "", honest_claim: dict | None = None):
+                 transcript_path: str | None = None, hook_stdin: str = "", honest_claim: dict | None = None,
+                 harness: Baseline | None = None):
         self.repo = repo
         self.state_dir = state_dir
         self.blob_dir = blob_dir
@@ -69,6 +71,7 @@ class GateContext:
         self.transcript_path = transcript_path  # Claude Code's session transcript (it lags the hook)
         self.hook_stdin = hook_stdin  # the Stop input exactly as Claude Code sent it (command gates pass it on)
         self.honest_claim = honest_claim  # honest exit on: the agent's claim that tests contradict the request
+        self.harness = harness  # bench mode: the task's baseline harness, built once per stop (oracle and tests gate)
         self.results: dict[str, tuple[str, Verdict]] = {}  # gate name -> (kind, verdict), earlier gates of this stop
 
     def remaining(self) -> float:

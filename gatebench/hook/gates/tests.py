@@ -121,6 +121,30 @@ def _plain(data: bytes | None) -> bytes | None:
     return None if data is None or data.startswith(b"symlink:") else data
 
 
+class _TestRun:
+    """One run of the test command as it is laid out: where, what, with which environment, and what to remove."""
+
+    __slots__ = ("argv", "copy", "cwd", "details", "env", "hdir", "inv", "report", "report_dir", "restore")
+
+    def __init__(self, command: str, restore: list[str], cwd: str):
+        self.restore, self.cwd = restore, cwd
+        self.details: dict = {"command": command, "pristine_restored": restore}
+        self.argv: list[str] | str = command
+        self.env: dict = {}
+        self.copy: str | None = None
+        self.hdir: str | None = None
+        self.report_dir: str | None = None
+        self.report = ""
+        self.inv: closed.Closed | None = None
+
+    def clean_up(self) -> None:
+        if self.inv is not None:
+            self.inv.close()
+        for d in (self.copy, self.hdir, self.report_dir):
+            if d:
+                shutil.rmtree(d, ignore_errors=True)
+
+
 def run(spec: dict, ctx: GateContext) -> Verdict:
     if ctx.resolved.get("mode") == "installed" and spec.get("pristine", True) and not getattr(
             ctx, "_testpolicy_pass", False):
@@ -133,91 +157,123 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
     timeout = min(float(spec.get("timeout_s", defaults.TESTS_TIMEOUT_S)), ctx.remaining() - 1.0)
     if timeout <= 0:
         return Verdict("error", details={"error": "hook time budget spent before the tests could run"})
-    restore = ctx.protected_touched if spec.get("pristine", True) else []
-    bench = ctx.resolved.get("mode") == "bench"
-    binding = ctx.resolved.get("oracle") or {}
-    cwd, copy, hdir = ctx.repo, None, None
-    details: dict = {"command": command, "pristine_restored": restore}
-    runner, report_dir, report = getattr(ctx, "_runner", None), None, ""
-    inv: closed.Closed | None = None
+    tr = _TestRun(command, ctx.protected_touched if spec.get("pristine", True) else [], ctx.repo)
+    runner = getattr(ctx, "_runner", None)
     try:
-        if restore or bench:
-            cwd = copy = pristine_copy(ctx, restore)
-        argv: list[str] | str = command
-        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-        if runner is not None:  # installed mode: ask the runner for its report (hook/runners/)
-            report_dir = tempfile.mkdtemp(prefix="gatebench-report-")
-            report = os.path.join(report_dir, "report")
-            asked = runner.prepare(command, report, getattr(ctx, "_runner_last", False))
-            if asked is not None:
-                argv = asked[0]
-                env.update(asked[1])
-            details["report_asked"] = asked is not None
-        if bench:
-            assert copy is not None  # a bench run always tests in a pristine copy
-            base = harness.from_manifest(ctx.baseline, ctx.blob_dir, read_blob)
-            details["harness"] = harness.restore(copy, base, installed=closed.plugin_tops(ctx.python))
-            mode = binding.get("sandbox") or "required"
-            why = sandbox.probe() if mode != "off" else "sandbox off"
-            details["sandboxed"] = not why
-            if why and mode == "required":
-                return Verdict("error", details={**details, "error": f"sandbox required but unavailable: {why}"})
-            env = sandbox.scrub_env(env)
-            args = closed.pytest_args(template)
-            if args is not None:
-                hdir = tempfile.mkdtemp(prefix="gatebench-harness-")
-                inv = closed.build(args, python=ctx.python, copy=copy, harness_dir=hdir,
-                                   read=lambda rel: _plain(base.get(rel)),
-                                   conftests=any(r.rsplit("/", 1)[-1] == "conftest.py" for r in base))
-                argv = inv.argv
-                env.update(inv.env)
-                details["closed"] = True
-            if not why:
-                hidden = binding.get("hidden_dir")
-                private = sandbox.private_dirs(os.path.dirname(os.path.dirname(hidden)) if hidden else None,
-                                               ctx.state_dir)
-                argv = sandbox.wrap(argv if isinstance(argv, list) else sandbox.shell(argv), writable=[copy], cwd=copy,
-                                    python=ctx.python, hide=private, readonly=[hdir] if hdir else [])
-                env = {**sandbox.clean_env(ctx.python), **(inv.env if inv else {})}
-        r = proc.run(argv, cwd=cwd, timeout_s=timeout, env=env,
-                     report_pipe=(inv.read_fd, inv.write_fd) if inv else None)
-        inv = None  # run() closed both ends
-        results = None
-        if runner is not None:
-            results = runner.results(report, r.stdout + "\n" + r.stderr)
-            if results is not None and cwd != ctx.repo:  # ids relative to the tree that ran, not the copy
-                for res in results:
-                    res["id"] = res["id"].replace(cwd + os.sep, "")
+        refused = _lay_out(tr, ctx, template, runner)
+        if refused is not None:
+            return refused
+        r = proc.run(tr.argv, cwd=tr.cwd, timeout_s=timeout, env=tr.env,
+                     report_pipe=(tr.inv.read_fd, tr.inv.write_fd) if tr.inv else None)
+        tr.inv = None  # run() closed both ends
+        results = _runner_results(runner, tr, r, ctx.repo)
     except OSError as e:
-        return Verdict("error", details={**details, "error": f"cannot prepare the test run: {e}"})
+        return Verdict("error", details={**tr.details, "error": f"cannot prepare the test run: {e}"})
     finally:
-        if inv is not None:
-            inv.close()
-        for d in (copy, hdir, report_dir):
-            if d:
-                shutil.rmtree(d, ignore_errors=True)
+        tr.clean_up()
+    output = _output(r, runner, tr, ctx.repo)
+    failed = _record_results(tr.details, r, output, results)
+    limit = int(spec.get("feedback_chars", defaults.TESTS_FEEDBACK_CHARS))
+    return _verdict(tr, r, output, failed, command, timeout, limit, time.monotonic() - t0)
+
+
+def _lay_out(tr: _TestRun, ctx: GateContext, template: str, runner) -> Verdict | None:
+    """The copy to run in (protected paths restored; always one in bench mode), the command and its
+    environment; in bench mode the baseline's harness, the closed pytest and the sandbox. A Verdict: refused."""
+    bench = ctx.resolved.get("mode") == "bench"
+    if tr.restore or bench:
+        tr.cwd = tr.copy = pristine_copy(ctx, tr.restore)
+    tr.env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    if runner is not None:  # installed mode: ask the runner for its report (hook/runners/)
+        tr.report_dir = tempfile.mkdtemp(prefix="gatebench-report-")
+        tr.report = os.path.join(tr.report_dir, "report")
+        asked = runner.prepare(tr.argv, tr.report, getattr(ctx, "_runner_last", False))
+        if asked is not None:
+            tr.argv = asked[0]
+            tr.env.update(asked[1])
+        tr.details["report_asked"] = asked is not None
+    return _lay_out_bench(tr, ctx, template) if bench else None
+
+
+def _lay_out_bench(tr: _TestRun, ctx: GateContext, template: str) -> Verdict | None:
+    copy = tr.copy
+    assert copy is not None  # a bench run always tests in a pristine copy
+    binding = ctx.resolved.get("oracle") or {}
+    # The stop built the task's harness for the oracle already; the prep snapshot's only without one.
+    base = ctx.harness if ctx.harness is not None else harness.from_manifest(ctx.baseline, ctx.blob_dir, read_blob)
+    tr.details["harness"] = harness.restore(copy, base, installed=closed.plugin_tops(ctx.python))
+    mode = binding.get("sandbox") or "required"
+    why = sandbox.probe() if mode != "off" else "sandbox off"
+    tr.details["sandboxed"] = not why
+    if why and mode == "required":
+        return Verdict("error", details={**tr.details, "error": f"sandbox required but unavailable: {why}"})
+    tr.env = sandbox.scrub_env(tr.env)
+    args = closed.pytest_args(template)
+    if args is not None:
+        tr.hdir = tempfile.mkdtemp(prefix="gatebench-harness-")
+        tr.inv = closed.build(args, python=ctx.python, copy=copy, harness_dir=tr.hdir,
+                              read=lambda rel: _plain(base.get(rel)),
+                              conftests=any(r.rsplit("/", 1)[-1] == "conftest.py" for r in base))
+        tr.argv = tr.inv.argv
+        tr.env.update(tr.inv.env)
+        tr.details["closed"] = True
+    if not why:
+        hidden = binding.get("hidden_dir")
+        private = sandbox.private_dirs(os.path.dirname(os.path.dirname(hidden)) if hidden else None, ctx.state_dir)
+        tr.argv = sandbox.wrap(tr.argv if isinstance(tr.argv, list) else sandbox.shell(tr.argv), writable=[copy],
+                               cwd=copy, python=ctx.python, hide=private, readonly=[tr.hdir] if tr.hdir else [])
+        tr.env = {**sandbox.clean_env(ctx.python), **(tr.inv.env if tr.inv else {})}
+    return None
+
+
+def _runner_results(runner, tr: _TestRun, r: proc.ProcResult, repo: str) -> list[dict] | None:
+    if runner is None:
+        return None
+    results = runner.results(tr.report, r.stdout + "\n" + r.stderr)
+    if results is not None and tr.cwd != repo:  # ids relative to the tree that ran, not the copy
+        for res in results:
+            res["id"] = res["id"].replace(tr.cwd + os.sep, "")
+    return results
+
+
+def _output(r: proc.ProcResult, runner, tr: _TestRun, repo: str) -> str:
     stdout = runner.text(r.stdout) if runner is not None and hasattr(runner, "text") else r.stdout
     output = plain_output((stdout + ("\n" + r.stderr if r.stderr.strip() else "")).strip())
-    if copy:  # the agent reads paths of its own work copy, not of our temporary one
-        output = scrub_paths(output, [(copy, ctx.repo)])
+    if tr.copy:  # the agent reads paths of its own work copy, not of our temporary one
+        output = scrub_paths(output, [(tr.copy, repo)])
+    return output
+
+
+def _record_results(details: dict, r: proc.ProcResult, output: str, results: list[dict] | None) -> list[str]:
+    """The run into `details`; returns the failed test ids the runner reported."""
     details.update(returncode=r.returncode, timed_out=r.timed_out, output_tail=output[-2000:])
-    failed: list[str] = []
-    if results is not None:
-        failed = [x["id"] for x in results if x["outcome"] == "failed"]
-        details["results"] = {o: sum(1 for x in results if x["outcome"] == o) for o in ("passed", "failed", "skipped")}
-        details["failed_tests"] = failed[:50]
-        details["_results"] = results  # the installed gate reads it and takes it out of the event
-    seconds = time.monotonic() - t0
-    limit = int(spec.get("feedback_chars", defaults.TESTS_FEEDBACK_CHARS))
-    if r.timed_out:
-        feedback = f"The tests (`{command}`) did not finish within {timeout:.0f} s; something hangs.\n"
-        return Verdict("block", trim(feedback + failure_digest(output, failed=failed), limit), details, seconds)
+    if results is None:
+        return []
+    failed = [x["id"] for x in results if x["outcome"] == "failed"]
+    details["results"] = {o: sum(1 for x in results if x["outcome"] == o) for o in ("passed", "failed", "skipped")}
+    details["failed_tests"] = failed[:50]
+    details["_results"] = results  # the installed gate reads it and takes it out of the event
+    return failed
+
+
+def _infra(r: proc.ProcResult, argv: list[str] | str, command: str) -> str | None:
+    """Why the command could not run at all (not found, not executable, pytest's own 3, 4, 5), or None."""
     infra = (SHELL_INFRA_CODES.get(r.returncode)
              if r.returncode is not None and (r.not_found or r.returncode in SHELL_INFRA_CODES) else None)
     if r.not_found and infra is None:
         infra = f"cannot start {argv[0] if isinstance(argv, list) else 'the shell'}"
     if infra is None and "pytest" in command:
         infra = PYTEST_INFRA_CODES.get(r.returncode)  # type: ignore[arg-type]
+    return infra
+
+
+def _verdict(tr: _TestRun, r: proc.ProcResult, output: str, failed: list[str], command: str, timeout: float,
+             limit: int, seconds: float) -> Verdict:
+    details = tr.details
+    if r.timed_out:
+        feedback = f"The tests (`{command}`) did not finish within {timeout:.0f} s; something hangs.\n"
+        return Verdict("block", trim(feedback + failure_digest(output, failed=failed), limit), details, seconds)
+    infra = _infra(r, tr.argv, command)
     if infra and details.get("closed") and r.returncode in PYTEST_INFRA_CODES:
         # The harness is the baseline's, which runs on the base: what stops pytest is in the work copy.
         details["fault"] = f"{infra} (exit {r.returncode})"
@@ -235,6 +291,6 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
         failed = [ln.split(" ", 1)[1].split(" - ", 1)[0] for ln in output.splitlines() if _FAIL_LINE.match(ln)]
     named = (": " + ", ".join(failed[:5]) + (f" and {len(failed) - 5} more" if len(failed) > 5 else "")) if failed else ""
     head = f"The tests fail{named} (`{command}`, exit {r.returncode})."
-    if restore:
-        head += " They ran with the original versions of: " + ", ".join(restore[:10]) + "."
+    if tr.restore:
+        head += " They ran with the original versions of: " + ", ".join(tr.restore[:10]) + "."
     return Verdict("block", trim(head + "\n\n" + failure_digest(output, failed=failed), limit), details, seconds)
