@@ -254,6 +254,27 @@ def test_a_git_killed_at_the_deadline_leaves_nothing_that_breaks_the_next_call(w
     assert len(s.diff.created) == 3000 and not [e for e in s.errors if "recovered" in e], s.errors
 
 
+def test_a_stale_lock_removed_by_a_stop_that_then_runs_out_of_time_is_still_in_its_event(tmp_path):
+    """Issue 21's cell, small: the stop removes the stale index.lock, then its snapshot passes the deadline; the
+    event names both the recovery and the OutOfTime, and the stop is decided by on_error."""
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    git_commit_all(repo)
+    gatebench_cli("install", str(repo), "--config", "none")
+    state = state_of(repo)
+    cfg = json.loads((state / "config.json").read_text())
+    cfg["config"].setdefault("budget", {})["hook_seconds"] = 0.05
+    (state / "config.json").write_text(json.dumps(cfg))
+    run_hook(state, hook_input(repo), verb="session-start")
+    many_files(repo, 3000)
+    (state / "git" / "index.lock").write_text("")
+    _out, ev = run_hook(state, hook_input(repo))
+    assert not (state / "git" / "index.lock").exists()
+    assert any(e.startswith("recovered: removed a stale index.lock") for e in ev["errors"]), ev["errors"]
+    assert any("OutOfTime" in e for e in ev["errors"]) and ev["decision"] == "allow", ev
+
+
 def test_an_index_lock_of_a_git_still_running_is_waited_for_never_removed(work):
     """Another snapshot's git holds the private dir's lock (inherited from its hook, which may be dead): its
     index.lock is live, so this snapshot waits until its deadline instead of breaking it."""

@@ -363,9 +363,11 @@ def current(work: str, git_dir: str, ignore_match=None, deadline: float | None =
         notes = _drop_stale_locks(git_dir)
         try:
             walk = _current(work, git_dir, ignore_match, base)
-        except BaseException:
+        except BaseException as e:
             _kill_live()
             _drop_stale_locks(git_dir)  # what the gits killed just now held: the next call finds none
+            for note in notes:  # the recovery happened, though the snapshot did not: the event still says so
+                e.add_note(note)
             raise
         walk.errors[:0] = notes
         return walk

@@ -295,6 +295,7 @@ def decide_stop(s: Stop, gate_events: list[dict], claim: dict | None) -> Decisio
 
 
 def decide_hook_error(s: Stop, e: Exception) -> Decision:
+    s.errors.extend(getattr(e, "__notes__", ()))  # what the failed step had done first (gitsnap: a lock removed)
     s.errors.append(short_error(e) if not isinstance(e, HookError) else str(e))
     return decide([("gatebench", {"verdict": "error", "details": {"error": s.errors[-1]}})],
                   blocks_so_far=s.session.get("blocks", 0), budget=s.block_budget, on_error=s.on_error,
