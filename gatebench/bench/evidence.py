@@ -25,7 +25,7 @@ from gatebench.hook.defaults import DEFAULT_IGNORE
 from gatebench.hook.globs import GlobSet
 from gatebench.hook.snapshot import Diff, Snap, compare, diff, walk
 from gatebench.hook.state import Paths, read_events
-from gatebench.hook.util import read_jsonl
+from gatebench.hook.util import read_json_object, read_jsonl
 from gatebench.installer.configs import load_config
 from gatebench.models.cell import CellMeta
 
@@ -79,7 +79,7 @@ class Evidence:
 def gather(cell: CellPaths, meta: CellMeta) -> Evidence:
     """Everything finalize judges, each piece read once."""
     trusted = trust(cell, meta)
-    worker = read_json(cell.worker)
+    worker = read_json_object(cell.worker)
     stream = read_stream(cell)
     sid = stream.metrics["session_id"] or (worker or {}).get("session_id")
     events = read_events(str(cell.events))
@@ -89,7 +89,7 @@ def gather(cell: CellPaths, meta: CellMeta) -> Evidence:
 
 
 def trust(cell: CellPaths, meta: CellMeta) -> Trusted:
-    tf, resolved, problems, findings = trusted_config(cell, meta, read_json(cell.state / "config.json") or {})
+    tf, resolved, problems, findings = trusted_config(cell, meta, read_json_object(cell.state / "config.json") or {})
     mutated, variant_problem = variant_files(tf, meta)
     return Trusted(tf, resolved, problems, findings, mutated, variant_problem)
 
@@ -216,14 +216,6 @@ def trusted_config(cell: CellPaths, meta: CellMeta, state_doc: dict) -> tuple[Ta
     findings = [{"kind": "tamper", "path": str(cell.state / "config.json"),
                  "why": f"differs from what prep wrote (fields: {', '.join(differ)})"}] if differ else []
     return tf, doc, problems, findings
-
-
-def read_json(path: Path) -> dict | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return data if isinstance(data, dict) else None
-    except (OSError, ValueError):
-        return None
 
 
 def variant_files(tf: TaskFiles, meta: CellMeta) -> tuple[dict[str, str] | None, str | None]:

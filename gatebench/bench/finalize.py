@@ -17,12 +17,12 @@ import time
 
 from gatebench.bench import record
 from gatebench.bench.cell import CellPaths
-from gatebench.bench.evidence import gather, read_json, stop_records
+from gatebench.bench.evidence import gather, stop_records
 from gatebench.bench.finaldiff import write_final_diff
 from gatebench.bench.judge import judge, never_worked, oracle_findings, status_of
 from gatebench.bench.record import bare_record, record_cell_id
 from gatebench.errors import UsageError
-from gatebench.hook.util import write_atomic
+from gatebench.hook.util import read_json_object, write_atomic
 from gatebench.models.cell import CellMeta
 from gatebench.models.loading import load_model
 from gatebench.models.result import ResultRecord
@@ -51,7 +51,7 @@ def finalize(cell: CellPaths, *, attempt_no: int = 1, extra_timing: dict | None 
     try:
         return _finalize(cell, meta, t0, attempt_no, extra_timing, reuse_oracle)
     except Exception as e:
-        worker = read_json(cell.worker) or {}
+        worker = read_json_object(cell.worker) or {}
         rec = bare_record(run_id=meta.run_id, cell_id=record_cell_id(meta), config=meta.config,
                           task=meta.task, rep=meta.rep, variant=meta.variant, worker=str(worker.get("worker") or "unknown"),
                           attempt_no=attempt_no, meta=meta, model=worker.get("model"),

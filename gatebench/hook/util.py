@@ -7,6 +7,7 @@ too; everything above imports them from here rather than writing its own.
 from __future__ import annotations
 
 import itertools
+import json
 import os
 
 _seq = itertools.count()  # distinct temp names for threads of one process writing the same file
@@ -30,6 +31,16 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
         except OSError:
             pass
         raise
+
+
+def read_json_object(path: str | os.PathLike) -> dict | None:
+    """The JSON object in `path`, or None when it is missing, unreadable, not JSON or not an object."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def read_jsonl(path: str | os.PathLike, *, unreadable_ok: bool = True) -> tuple[list[dict], int]:
