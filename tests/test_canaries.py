@@ -121,3 +121,16 @@ def test_task_import_writes_the_exclusions_its_proof_finds(tmp_path):
     excluded = prove_canaries(commit, parent, h, f"{PYTEST} --rootdir=. tests/test_c.py", sys.executable, 60,
                               ["tests/test_c.py::test_add"], ["tests/test_c.py::test_once"], warnings)
     assert excluded == ["tests/test_c.py::test_once"] and warnings == []
+
+
+def test_parameters_holding_the_id_separator_map_back_to_their_test(calc_repo, tmp_path):
+    """sqlparse's ids look like `test_x[sum(a)::integer, b]`: the `::` inside the brackets is no qualname."""
+    assert canaries.function_id("t.py::K::test_x[sum(a)::integer, b]") == "t.py::K::test_x"
+    (calc_repo / "calc.py").write_text(FIXED)
+    write_tree(tmp_path / "hidden", {"test_h.py": "import pytest\nfrom calc import add\n\n\n"
+                                     "@pytest.mark.parametrize('s', ['a::b', 'c::d'])\ndef test_sep(s):\n"
+                                     "    assert add(1, 1) == 2 and '::' in s\n"})
+    r = run_oracle(str(calc_repo), str(tmp_path / "hidden"), CMD, expected=["test_h.py::test_sep"],
+                   sandbox_mode="auto", canaries={})
+    assert set(r["tests"]) == {"test_h.py::test_sep[a::b]", "test_h.py::test_sep[c::d]"}, r
+    assert r["solved"] is True and r["canaries"]["twinned"] == ["test_h.py::test_sep"], r

@@ -22,16 +22,16 @@ from gatebench.hook.defaults import CANARY_CAP
 def function_id(test_id: str) -> str:
     """`file.py::[Class::]name[params]` -> `file.py::[Class::]name`: twins pair with originals by function (a twin
     of a parametrized test may have other instance ids, its case values changed)."""
-    head, sep, last = test_id.rpartition("::")
-    return f"{head}{sep}{last.split('[', 1)[0]}" if sep else test_id
+    file, qual, _params = _split(test_id)
+    return f"{file}::{qual}" if qual else test_id
 
 
 def _split(test_id: str) -> tuple[str, str, str]:
-    """(file, qualname, params) of a test id."""
+    """(file, qualname, params) of a test id. The parameters start at the first `[` after the file: they may
+    hold `::` themselves (sqlparse's `test_x[sum(a)::integer, b]`), so they are cut off before the qualname."""
     file, _sep, rest = test_id.partition("::")
-    head, sep, last = rest.rpartition("::")
-    name, bracket, params = last.partition("[")
-    return file, f"{head}{sep}{name}", bracket + params
+    qual, bracket, params = rest.partition("[")
+    return file, qual, bracket + params
 
 
 @dataclass
