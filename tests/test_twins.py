@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 import random
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -132,6 +134,37 @@ def test_raises_gets_a_type_nothing_can_raise_and_fails_on_honest_code():
     [(_orig, orig_ok, twin_ok)] = twin_outcomes(module, {"parse": lambda s: int(s)})
     assert orig_ok and not twin_ok
     assert twins.collect(module)[1][0].sites[0].kind == "raises"
+
+
+def test_no_raises_twin_for_an_exception_that_would_escape_and_end_the_run(tmp_path):
+    """jsonpointer's test_join_preserves_control_flow_exceptions: a twin expecting a fresh type let the
+    KeyboardInterrupt the code rightly raises escape, and pytest stopped the whole run there (every later test
+    unrun, an empty JUnit testcase): an honest fix was unscorable whenever that twin was drawn."""
+    module = src('''
+        import unittest
+
+        class T(unittest.TestCase):
+            def test_control_flow(self):
+                for exception_type in (KeyboardInterrupt, SystemExit):
+                    with self.subTest(exception_type=exception_type):
+                        with self.assertRaises(exception_type):
+                            raise exception_type()
+
+            def test_value(self):
+                with self.assertRaises(ValueError):
+                    int("x")
+
+        def test_later():
+            assert True
+        ''')
+    _tree, tests = twins.collect(module)
+    kinds = {t.qualname: [site.kind for site in t.sites] for t in tests}
+    assert "raises" not in kinds["T::test_control_flow"] and kinds["T::test_value"][0] == "raises", kinds
+    d = twins.disguise(module, {t.qualname: 0 for t in tests if t.sites}, random.Random(0))
+    (tmp_path / "test_m.py").write_text(d.source)
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+                       capture_output=True, text=True, timeout=120)
+    assert "Interrupted" not in r.stdout and "3 passed" in r.stdout, r.stdout  # the originals, and no run ended
 
 
 def test_negations_compare_truth_and_unittest_flips():

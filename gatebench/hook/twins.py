@@ -49,6 +49,9 @@ _UNITTEST_FLIP = {
 _UNITTEST_EQUAL = ("assertEqual", "assertEquals", "assertListEqual", "assertTupleEqual", "assertDictEqual",
                    "assertSetEqual", "assertSequenceEqual", "assertMultiLineEqual", "assertAlmostEqual")
 _RAISES = ("raises", "assertRaises", "assertRaisesRegex")
+# Exceptions a `raises` twin would let escape its test: KeyboardInterrupt ends the whole pytest run (every
+# later test unrun, the honest run unscorable), SystemExit and GeneratorExit pass through plain `except`.
+_ESCAPING = frozenset({"BaseException", "KeyboardInterrupt", "SystemExit", "GeneratorExit"})
 _NEGATED_OP = {ast.Eq: "!=", ast.NotEq: "==", ast.Lt: ">=", ast.GtE: "<", ast.Gt: "<=", ast.LtE: ">",
                ast.Is: "is not", ast.IsNot: "is", ast.In: "not in", ast.NotIn: "in"}
 # Kinds, strongest first; `rank` orders sites by (certain to run, kind).
@@ -396,7 +399,7 @@ class _Finder:
             self.add("negate", certain, call, f"{name} -> {flip}", Edit(start, end, flip))
 
     def _raises(self, call: ast.Call, certain: bool) -> None:
-        if not call.args:
+        if not call.args or _ESCAPING & _names_in(self.test.node):  # even as a loop variable's value
             return
         exc = call.args[0]
         label = exc.id if isinstance(exc, ast.Name) else exc.attr if isinstance(exc, ast.Attribute) else "Error"
