@@ -483,6 +483,7 @@ def _collect(source: str, only: set[str] | None) -> tuple[ast.Module, list[Test]
                       if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef) and m.name.startswith("test")]
     loaded: set[str] = set()
     defined: set[str] = set()
+    texts: list[str] = []
     for n in ast.walk(tree):
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
             loaded.add(n.id)
@@ -490,8 +491,13 @@ def _collect(source: str, only: set[str] | None) -> tuple[ast.Module, list[Test]
             loaded.add(n.attr)
         elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             defined.add(n.name)
+        elif isinstance(n, ast.Constant) and isinstance(n.value, str):
+            texts.append(n.value)
+    words = set(re.findall(r"\w+", "\n".join(texts)))
     for t in tests:
-        if t.node.name in loaded:
+        # A test that names itself in a string (six's test_add_metaclass_nested expects the __qualname__
+        # 'test_add_metaclass_nested.<locals>.A.B') checks its own name: renamed, honest code fails it.
+        if t.node.name in loaded or t.node.name in words:
             t.why_none = "the module refers to the test by name"
             continue
         if only is not None and t.qualname not in only:
