@@ -213,15 +213,20 @@ def test_user_repo_left_byte_for_byte(tmp_path):
     assert after == before
 
 
-def test_a_stale_index_lock_is_removed_at_once_with_a_note_in_the_event(tmp_path):
-    """A git killed with its hook (Claude Code's timeout) leaves index.lock: the next stop removes it (no git of
-    gatebench's runs there: the private dir's lock is free), says so in the event, and judges as usual."""
+def installed(tmp_path: Path) -> tuple[Path, Path]:
+    """A git repo with the gate installed (config none): (repo, state dir)."""
     repo = tmp_path / "repo"
     (repo / "tests").mkdir(parents=True)
     (repo / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     git_commit_all(repo)
     gatebench_cli("install", str(repo), "--config", "none")
-    state = state_of(repo)
+    return repo, state_of(repo)
+
+
+def test_a_stale_index_lock_is_removed_at_once_with_a_note_in_the_event(tmp_path):
+    """A git killed with its hook (Claude Code's timeout) leaves index.lock: the next stop removes it (no git of
+    gatebench's runs there: the private dir's lock is free), says so in the event, and judges as usual."""
+    repo, state = installed(tmp_path)
     run_hook(state, hook_input(repo), verb="session-start")
     lock = state / "git" / "index.lock"
     lock.write_text("")  # fresh: its age says nothing
@@ -257,12 +262,7 @@ def test_a_git_killed_at_the_deadline_leaves_nothing_that_breaks_the_next_call(w
 def test_a_stale_lock_removed_by_a_stop_that_then_runs_out_of_time_is_still_in_its_event(tmp_path):
     """Issue 21's cell, small: the stop removes the stale index.lock, then its snapshot passes the deadline; the
     event names both the recovery and the OutOfTime, and the stop is decided by on_error."""
-    repo = tmp_path / "repo"
-    (repo / "tests").mkdir(parents=True)
-    (repo / "calc.py").write_text("def add(a, b):\n    return a - b\n")
-    git_commit_all(repo)
-    gatebench_cli("install", str(repo), "--config", "none")
-    state = state_of(repo)
+    repo, state = installed(tmp_path)
     cfg = json.loads((state / "config.json").read_text())
     cfg["config"].setdefault("budget", {})["hook_seconds"] = 0.05
     (state / "config.json").write_text(json.dumps(cfg))
