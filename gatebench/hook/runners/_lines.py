@@ -20,3 +20,13 @@ def collect(output: str, patterns: list[tuple[re.Pattern, str]]) -> list[dict] |
                 out.append({"id": m.group("id").strip(), "outcome": outcome})
                 break
     return out or None
+
+
+def first_each(found: list[dict] | None) -> list[dict] | None:
+    """Each id's first outcome, in order: a runner's summary repeats the failing tests after the run."""
+    if found is None:
+        return None
+    seen: dict[str, dict] = {}
+    for r in found:
+        seen.setdefault(r["id"], r)
+    return list(seen.values())

@@ -33,10 +33,4 @@ def prepare(command: str, report: str, last: bool) -> tuple[str, dict]:
 
 
 def results(report: str, output: str) -> list[dict] | None:
-    found = _lines.collect(output, PATTERNS)
-    if found is None:
-        return None
-    seen: dict[str, dict] = {}
-    for r in found:  # nextest repeats failing tests in its summary
-        seen.setdefault(r["id"], r)
-    return list(seen.values())
+    return _lines.first_each(_lines.collect(output, PATTERNS))  # nextest repeats failing tests in its summary

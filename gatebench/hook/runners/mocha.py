@@ -25,11 +25,4 @@ def prepare(command: str, report: str, last: bool) -> tuple[str, dict]:
 
 
 def results(report: str, output: str) -> list[dict] | None:
-    found = _lines.collect(output, PATTERNS)
-    if found is None:
-        return None
-    # the failure list after the summary repeats the failing titles: keep each id's first outcome
-    seen: dict[str, dict] = {}
-    for r in found:
-        seen.setdefault(r["id"], r)
-    return list(seen.values())
+    return _lines.first_each(_lines.collect(output, PATTERNS))  # the failure list repeats the failing titles
