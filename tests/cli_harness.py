@@ -133,3 +133,20 @@ def run_plugin_eval(plugin: Path, base_url: str, root: Path, *extra: str,
     argv = [str(claude), "plugin", "eval", str(plugin), "--scaffold", "--trust-plugin", "--ablation", "none",
             "--allow-tools", *GATED_TOOLS, "--no-publish", *extra]
     return subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=timeout_s)
+
+
+# A scripted model turn: one tool call or one text reply ("{cwd}" is the run's work dir, as brains read it).
+def write(rel: str, content: str) -> dict:
+    return {"content": [{"type": "tool_use", "name": "Write", "input": {"file_path": "{cwd}/" + rel, "content": content}}]}
+
+
+def read(rel: str) -> dict:
+    return {"content": [{"type": "tool_use", "name": "Read", "input": {"file_path": "{cwd}/" + rel}}]}
+
+
+def say(text: str) -> dict:
+    return {"content": [{"type": "text", "text": text}]}
+
+
+def bash(cmd: str) -> dict:
+    return {"content": [{"type": "tool_use", "name": "Bash", "input": {"command": cmd, "description": "run"}}]}

@@ -6,7 +6,7 @@ import json
 import shutil
 
 import pytest
-from cli_harness import describe_run, fake_api, run_cli
+from cli_harness import describe_run, fake_api, run_cli, say
 from conftest import FIXED, gatebench_cli, state_of
 
 from gatebench.sim.brain import brain_from_data
@@ -14,10 +14,6 @@ from gatebench.sim.brain import brain_from_data
 
 def tool(name: str, **inp) -> dict:
     return {"content": [{"type": "tool_use", "name": name, "input": inp}]}
-
-
-def say(text: str) -> dict:
-    return {"content": [{"type": "text", "text": text}]}
 
 
 def tool_results(api) -> list[str]:

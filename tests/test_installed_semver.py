@@ -15,7 +15,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from cli_harness import describe_run, fake_api, run_cli
+from cli_harness import describe_run, fake_api, read, run_cli, say, write
 from conftest import ROOT, gatebench_cli, state_of
 
 from gatebench.sim.brain import brain_from_data, stop_feedback
@@ -60,18 +60,6 @@ def semver_repo(tmp_path: Path, *, user_test: bool) -> Path:
     command = f"{{python}} -m pytest -q -p no:cacheprovider -o addopts= {TESTS}"
     gatebench_cli("install", str(repo), "--config", "tests", "--test-command", command)
     return repo
-
-
-def read(rel: str) -> dict:
-    return {"content": [{"type": "tool_use", "name": "Read", "input": {"file_path": "{cwd}/" + rel}}]}
-
-
-def write(rel: str, content: str) -> dict:
-    return {"content": [{"type": "tool_use", "name": "Write", "input": {"file_path": "{cwd}/" + rel, "content": content}}]}
-
-
-def say(text: str) -> dict:
-    return {"content": [{"type": "text", "text": text}]}
 
 
 def fix(repo: Path) -> list[dict]:

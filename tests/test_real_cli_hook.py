@@ -7,28 +7,12 @@ import os
 from pathlib import Path
 
 import pytest
-from cli_harness import describe_run, fake_api, run_cli
+from cli_harness import bash, describe_run, fake_api, read, run_cli, say, write
 from conftest import FIXED, ROOT, gatebench_cli, state_of
 
 from gatebench.sim.brain import brain_from_data, stop_feedback
 
 WRONG = "def add(a, b):\n    return a * b\n"
-
-
-def write(rel: str, content: str) -> dict:
-    return {"content": [{"type": "tool_use", "name": "Write", "input": {"file_path": "{cwd}/" + rel, "content": content}}]}
-
-
-def read(rel: str) -> dict:
-    return {"content": [{"type": "tool_use", "name": "Read", "input": {"file_path": "{cwd}/" + rel}}]}
-
-
-def say(text: str) -> dict:
-    return {"content": [{"type": "text", "text": text}]}
-
-
-def bash(cmd: str) -> dict:
-    return {"content": [{"type": "tool_use", "name": "Bash", "input": {"command": cmd, "description": "run"}}]}
 
 
 def wrong_then_right() -> dict:
