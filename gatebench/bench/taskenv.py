@@ -43,6 +43,7 @@ from gatebench.bench.testdeps import (
     pretend_version_env,
 )
 from gatebench.errors import UsageError
+from gatebench.hook.util import read_json_object
 from gatebench.models.task import TaskEnv
 from gatebench.paths import project_root
 
@@ -406,11 +407,7 @@ def own_bytes(d: Path) -> int:
 
 
 def _ready(d: Path) -> dict | None:
-    try:
-        data = json.loads((d / "ready.json").read_text())
-        return data if isinstance(data, dict) else None
-    except (OSError, ValueError):
-        return None
+    return read_json_object(d / "ready.json")
 
 
 def intact(d: Path) -> bool:
