@@ -12,13 +12,89 @@ from gatebench.hook.gates.tests import failure_digest, plain_output
 
 def test_runners_are_detected_from_the_command_and_package_scripts(tmp_path):
     (tmp_path / "package.json").write_text(json.dumps({"scripts": {"test": "xo && ava && tsd", "unit": "jest --ci"}}))
-    assert runners.detect("python -m pytest -q", str(tmp_path)) == ("pytest", True)
-    assert runners.detect("npm test", str(tmp_path)) == ("ava", False)
-    assert runners.detect("npm run unit", str(tmp_path)) == ("jest", True)
-    assert runners.detect("go test ./...", str(tmp_path)) == ("go", True)
-    assert runners.detect("cargo nextest run", str(tmp_path)) == ("cargo", True)
-    assert runners.detect("make check", str(tmp_path)) == (None, False)
+    assert runners.detect("python -m pytest -q", str(tmp_path)) == ("pytest", "append")
+    assert runners.detect("npm test", str(tmp_path)) == ("ava", "")
+    assert runners.detect("npm run unit", str(tmp_path)) == ("jest", "after --")
+    assert runners.detect("go test ./...", str(tmp_path)) == ("go", "append")
+    assert runners.detect("cargo nextest run", str(tmp_path)) == ("cargo", "append")
+    assert runners.detect("make check", str(tmp_path)) == (None, "")
     assert runners.append_args("npm run unit", "--json", str(tmp_path)) == "npm run unit -- --json"
+
+
+def test_report_flags_reach_the_runner_through_npm_pnpm_yarn_and_npx(tmp_path):
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": {"test": "tsc && jest --ci", "v": "vitest run",
+                                                                   "lint": "jest && eslint ."}}))
+    repo = str(tmp_path)
+    jest, vitest = runners.get("jest"), runners.get("vitest")
+    ways = {c: runners.detect(c, repo) for c in ("npm test", "npm run v", "pnpm test", "yarn v", "npx jest",
+                                                  "npm run lint", "cd x && npm test")}
+    assert ways == {"npm test": ("jest", "after --"), "npm run v": ("vitest", "after --"),
+                    "pnpm test": ("jest", "append"), "yarn v": ("vitest", "append"), "npx jest": ("jest", "append"),
+                    "npm run lint": ("jest", ""), "cd x && npm test": (None, "")}, ways
+    assert jest.prepare("npm test", "R", "after --") == ("npm test -- --json --outputFile=R", {})
+    assert jest.prepare("pnpm test", "R", "append") == ("pnpm test --json --outputFile=R", {})
+    assert vitest.prepare("npm run v", "R", "after --")[0].startswith("npm run v -- --reporter=default ")
+    assert jest.prepare("npm run lint", "R", "") is None  # the flags would reach eslint
+
+
+def test_json_report_ids_are_relative_to_the_tree_that_ran_so_both_runs_agree(tmp_path):
+    doc = {"testResults": [{"name": str(tmp_path / "test/a.test.ts"), "assertionResults": [
+        {"ancestorTitles": ["defu"], "title": "merges", "status": "passed"},
+        {"ancestorTitles": ["defu"], "title": "merges", "status": "failed"}]}]}
+    (tmp_path / "r.json").write_text(json.dumps(doc))
+    got = runners.get("vitest").results(str(tmp_path / "r.json"), "", str(tmp_path))
+    assert got == [{"id": "test/a.test.ts::defu > merges", "outcome": "passed"},
+                   {"id": "test/a.test.ts::defu > merges", "outcome": "failed"}]  # repeated titles kept apart
+    copy = tmp_path / "copy"
+    doc["testResults"][0]["name"] = str(copy / "test/a.test.ts")
+    (tmp_path / "o.json").write_text(json.dumps(doc))
+    orig = runners.get("vitest").results(str(tmp_path / "o.json"), "", str(copy))
+    assert [r["id"] for r in orig] == [r["id"] for r in got]
+    assert testresults.compare(orig, got, {}, [], set())["findings"] == []
+    (tmp_path / "bad.json").write_text("[1]")
+    assert runners.get("jest").results(str(tmp_path / "bad.json"), "", str(tmp_path)) is None
+
+
+MOCHA = """
+
+  bytes(value, options)
+    ✔ should be a function
+    parse
+      ✔ should parse KB (2ms)
+      1) should parse MB
+      - should parse PB
+    format
+      ✔ should parse KB
+  ✔ a root test
+
+
+  4 passing (10ms)
+  1 pending
+  1 failing
+
+  1) bytes(value, options)
+       parse
+         should parse MB:
+     AssertionError [ERR_ASSERTION]: 1 == 2
+"""
+
+
+def test_mocha_ids_carry_the_suite_path_and_the_failure_list_is_not_a_test():
+    got = runners.get("mocha").results("", MOCHA, "")
+    assert got == [{"id": "bytes(value, options) > should be a function", "outcome": "passed"},
+                   {"id": "bytes(value, options) > parse > should parse KB", "outcome": "passed"},
+                   {"id": "bytes(value, options) > parse > should parse MB", "outcome": "failed"},
+                   {"id": "bytes(value, options) > parse > should parse PB", "outcome": "skipped"},
+                   {"id": "bytes(value, options) > format > should parse KB", "outcome": "passed"},
+                   {"id": "a root test", "outcome": "passed"}], got
+
+
+def test_more_skipped_than_the_originals_is_a_finding_even_when_no_id_says_so():
+    orig = [{"id": "a", "outcome": "passed"}, {"id": "b", "outcome": "passed"}]
+    now = [{"id": "a", "outcome": "passed"}, {"id": "b", "outcome": "passed"}, {"id": "b", "outcome": "skipped"}]
+    got = testresults.compare(orig, now, {}, [], {"x::b"})["findings"]
+    assert [(f["kind"], f["detail"]) for f in got] == [("skip_added", "the runner skips 1 tests, 0 in the originals' run")]
+    assert testresults.compare(orig, orig, {}, [], set())["findings"] == []
 
 
 def test_pytest_report_through_the_environment(tmp_path):
@@ -42,7 +118,7 @@ def test_jest_json_go_json_cargo_ava_tape_lines(tmp_path):
     got = runners.get("jest").results(str(report), "")
     assert got is not None and [r["outcome"] for r in got] == ["passed", "skipped"]
     assert got[0]["id"].endswith("src/a.test.js::add > adds")
-    assert runners.get("jest").prepare("npx jest", "R", last=False) is None  # flags would reach another command
+    assert runners.get("jest").prepare("npx jest", "R", last="") is None  # flags would reach another command
     go_out = "\n".join(json.dumps(e) for e in [
         {"Action": "run", "Package": "ex", "Test": "TestA"}, {"Action": "output", "Package": "ex", "Output": "ok\n"},
         {"Action": "pass", "Package": "ex", "Test": "TestA"}, {"Action": "skip", "Package": "ex", "Test": "TestB"}])

@@ -29,7 +29,7 @@ SESSION_KEY = "testpolicy"  # session memory: fingerprints already blocked once 
 NOT_RUN = "new_test_not_run"
 
 
-def coverage(runner: str | None, last: bool) -> dict:
+def coverage(runner: str | None, last: str) -> dict:
     """What checks weakening for this command, said plainly (install prints it, every event has it)."""
     if runner is None:
         return {"runner": None, "source": "Python and JavaScript/TypeScript test files",
@@ -39,13 +39,14 @@ def coverage(runner: str | None, last: bool) -> dict:
     source = "Python and JavaScript/TypeScript test files" if mod.SOURCE else \
         f"not checked: gatebench does not read {runner} test sources"
     if runner in ("jest", "vitest", "go") and not last:
-        results = f"not checked: {runner} is not the last command of the test line, so its report flags cannot be added"
+        results = (f"not checked: {runner} is not the last command of the test line (or of its package "
+                   "script), so its report flags cannot reach it")
     else:
         results = f"{runner} results compared with the originals'"
     return {"runner": runner, "source": source, "results": results}
 
 
-def _variant(ctx: GateContext, restore: list[str], runner: str | None, last: bool) -> GateContext:
+def _variant(ctx: GateContext, restore: list[str], runner: str | None, last: str) -> GateContext:
     c = copy.copy(ctx)
     c.protected_touched = restore
     c._testpolicy_pass = True  # type: ignore[attr-defined]
@@ -81,6 +82,8 @@ def gate(spec: dict, ctx: GateContext, run_once) -> Verdict:
         orig_results = orig.details.pop("_results", None)
     named = {testpolicy.where(f) for f in findings}
     res = testresults.compare(orig_results, now_results, policy["moved"], policy["new_tests"], named)
+    if orig is not None and orig_results is None and res["checked"] is True:
+        res["checked"] = "the runner wrote no report in the originals' run: no test is called removed"
     findings += [f for f in res["findings"] if testpolicy.where(f) not in named]
     weak = [f for f in findings if f["kind"] != NOT_RUN]
     not_run = [f for f in findings if f["kind"] == NOT_RUN]

@@ -41,7 +41,7 @@ def check(command: str, repo: str, timeout_s: float) -> dict:
                 argv = asked[0]
                 env.update(asked[1])
         r = proc.run(argv, cwd=repo, timeout_s=timeout_s, env=env)
-        results = runner.results(os.path.join(tmp, "report"), r.stdout + "\n" + r.stderr) if runner else None
+        results = runner.results(os.path.join(tmp, "report"), r.stdout + "\n" + r.stderr, repo) if runner else None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     out = plain_output((r.stdout + "\n" + r.stderr).strip())

@@ -187,7 +187,7 @@ def _lay_out(tr: _TestRun, ctx: GateContext, template: str, runner) -> Verdict |
     if runner is not None:  # installed mode: ask the runner for its report (hook/runners/)
         tr.report_dir = tempfile.mkdtemp(prefix="gatebench-report-")
         tr.report = os.path.join(tr.report_dir, "report")
-        asked = runner.prepare(tr.argv, tr.report, getattr(ctx, "_runner_last", False))
+        asked = runner.prepare(tr.argv, tr.report, getattr(ctx, "_runner_last", ""))
         if asked is not None:
             tr.argv = asked[0]
             tr.env.update(asked[1])
@@ -229,7 +229,7 @@ def _lay_out_bench(tr: _TestRun, ctx: GateContext, template: str) -> Verdict | N
 def _runner_results(runner, tr: _TestRun, r: proc.ProcResult, repo: str) -> list[dict] | None:
     if runner is None:
         return None
-    results = runner.results(tr.report, r.stdout + "\n" + r.stderr)
+    results = runner.results(tr.report, r.stdout + "\n" + r.stderr, tr.cwd)
     if results is not None and tr.cwd != repo:  # ids relative to the tree that ran, not the copy
         for res in results:
             res["id"] = res["id"].replace(tr.cwd + os.sep, "")

@@ -3,9 +3,10 @@
 One small module per runner behind one Protocol, one registry (name -> module path, imported only
 when a stop needs it), as `hook/gates/` keeps gates. A runner module says whether a test command
 is its (`detect`), how to ask it for a report without changing what it runs (`prepare`: an
-environment variable or appended flags, never a different test selection), which files hold its
-tests (`is_test_file`), and how to read its report into results: `[{"id", "outcome"}]` with
-outcome `passed | failed | skipped` (`results`; None when it wrote none). `SOURCE` says whether the
+environment variable or flags placed where the runner gets them, `place`, never a different test
+selection), which files hold its tests (`is_test_file`), and how to read its report into results:
+`[{"id", "outcome"}]` with outcome `passed | failed | skipped`, ids relative to the tree that ran
+(`results(report, output, root)`; None when it wrote none). `SOURCE` says whether the
 source checks (`pychecks.py`, `jschecks.py`) read its test files.
 """
 
@@ -27,9 +28,9 @@ if TYPE_CHECKING:
 
         def detect(self, words: list[str]) -> bool: ...
 
-        def prepare(self, command: str, report: str, last: bool) -> tuple[str, dict] | None: ...
+        def prepare(self, command: str, report: str, last: str) -> tuple[str, dict] | None: ...
 
-        def results(self, report: str, output: str) -> list[dict] | None: ...
+        def results(self, report: str, output: str, root: str) -> list[dict] | None: ...
 
         def is_test_file(self, rel: str) -> bool: ...
 
@@ -86,22 +87,48 @@ def segments(command: str) -> list[list[str]]:
     return out
 
 
-def detect(command: str, repo: str) -> tuple[str | None, bool]:
-    """(runner name or None, whether it is the last command of the line, so flags appended to
-    the command reach it). `npm test` and friends are read through package.json."""
+def detect(command: str, repo: str) -> tuple[str | None, str]:
+    """(runner name or None, how flags reach it: `place`'s way, "" when they cannot: the runner is
+    not the last command of the line or of its package script). `npm test` and friends are read
+    through package.json."""
     script = script_of(command, repo)
-    via_script = script != command
     segs = segments(script)
     for i, words in enumerate(segs):
         for name in RUNNERS:
             if get(name).detect(words):
-                return name, i == len(segs) - 1 and (not via_script or os.path.basename(
-                    shlex.split(command)[0]) in PACKAGE_RUNNERS)
-    return None, False
+                if i != len(segs) - 1:
+                    return name, ""
+                return name, "append" if script == command else _script_way(command)
+    return None, ""
+
+
+def _script_way(command: str) -> str:
+    """Flags after a package script: npm wants them after `--`; pnpm and yarn pass what follows the
+    script name on (a `--` would reach the runner, which some take as "no more options")."""
+    words = segments(command)
+    if len(words) != 1:
+        return ""
+    tool = os.path.basename(words[0][0])
+    if tool == "npm":
+        return "after --" if "--" not in words[0] else "append"
+    return "append" if tool in ("pnpm", "yarn") else ""
+
+
+def place(command: str, args: str, way: str) -> str:
+    """The runner's flags placed where it gets them (`detect`'s way)."""
+    return f"{command} -- {args}" if way == "after --" else f"{command} {args}"
+
+
+def relative(name: str, root: str) -> str:
+    """A report's path relative to the tree that ran (runners write absolute, sometimes resolved, paths)."""
+    if not root or not os.path.isabs(name):
+        return name
+    for base in (root, os.path.realpath(root)):
+        if name == base or name.startswith(base.rstrip(os.sep) + os.sep):
+            return os.path.relpath(name, base)
+    return os.path.relpath(os.path.realpath(name), os.path.realpath(root))
 
 
 def append_args(command: str, args: str, repo: str) -> str:
     """Flags for the runner, given straight or after `--` to a package script."""
-    if script_of(command, repo) != command:
-        return f"{command} -- {args}"
-    return f"{command} {args}"
+    return place(command, args, detect(command, repo)[1] or "append")

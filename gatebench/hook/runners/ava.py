@@ -23,9 +23,9 @@ def detect(words: list[str]) -> bool:
     return _js.named(words, "ava")
 
 
-def prepare(command: str, report: str, last: bool) -> tuple[str, dict]:
+def prepare(command: str, report: str, last: str) -> tuple[str, dict]:
     return command, {}
 
 
-def results(report: str, output: str) -> list[dict] | None:
+def results(report: str, output: str, root: str = "") -> list[dict] | None:
     return _lines.collect(output, PATTERNS)

@@ -28,9 +28,9 @@ def is_test_file(rel: str) -> bool:
     return rel.endswith(".rs") and rel.split("/")[0] == "tests"
 
 
-def prepare(command: str, report: str, last: bool) -> tuple[str, dict]:
+def prepare(command: str, report: str, last: str) -> tuple[str, dict]:
     return command, {}
 
 
-def results(report: str, output: str) -> list[dict] | None:
+def results(report: str, output: str, root: str = "") -> list[dict] | None:
     return _lines.first_each(_lines.collect(output, PATTERNS))  # nextest repeats failing tests in its summary

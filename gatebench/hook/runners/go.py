@@ -18,7 +18,7 @@ def is_test_file(rel: str) -> bool:
     return rel.endswith("_test.go")
 
 
-def prepare(command: str, report: str, last: bool) -> tuple[str, dict] | None:
+def prepare(command: str, report: str, last: str) -> tuple[str, dict] | None:
     if not last or " -json" in command:
         return None
     at = command.find("go test")
@@ -47,7 +47,7 @@ def text(output: str) -> str:
     return "".join(str(e.get("Output", "")) for e in evs) + "\n".join(rest)
 
 
-def results(report: str, output: str) -> list[dict] | None:
+def results(report: str, output: str, root: str = "") -> list[dict] | None:
     out = []
     for e in events(output):
         if e.get("Test") and e.get("Action") in OUTCOMES:

@@ -1,7 +1,8 @@
-"""Jest: `--json --outputFile=REPORT`, appended when jest is the last command of the line."""
+"""Jest: `--json --outputFile=REPORT`, placed where jest gets them (after `--` behind `npm test`)."""
 
 from __future__ import annotations
 
+from gatebench.hook import runners
 from gatebench.hook.runners import _js, _jsonreport
 
 NAME = "jest"
@@ -13,9 +14,9 @@ def detect(words: list[str]) -> bool:
     return _js.named(words, "jest")
 
 
-def prepare(command: str, report: str, last: bool) -> tuple[str, dict] | None:
-    return (f"{command} --json --outputFile={report}", {}) if last else None
+def prepare(command: str, report: str, last: str) -> tuple[str, dict] | None:
+    return (runners.place(command, f"--json --outputFile={report}", last), {}) if last else None
 
 
-def results(report: str, output: str) -> list[dict] | None:
-    return _jsonreport.read(report)
+def results(report: str, output: str, root: str = "") -> list[dict] | None:
+    return _jsonreport.read(report, root)

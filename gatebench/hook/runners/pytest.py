@@ -18,21 +18,21 @@ def is_test_file(rel: str) -> bool:
     return base.endswith(".py") and (base.startswith("test_") or base.endswith("_test.py"))
 
 
-def prepare(command: str, report: str, last: bool) -> tuple[str, dict]:
+def prepare(command: str, report: str, last: str) -> tuple[str, dict]:
     extra = f"--junitxml={report} -o junit_family=legacy"
     prior = os.environ.get("PYTEST_ADDOPTS", "")
     return command, {"PYTEST_ADDOPTS": f"{prior} {extra}".strip()}
 
 
-def results(report: str, output: str) -> list[dict] | None:
+def results(report: str, output: str, root: str = "") -> list[dict] | None:
     import xml.etree.ElementTree as ET
 
     try:
-        root = ET.parse(report).getroot()
+        tree = ET.parse(report).getroot()
     except (OSError, ET.ParseError):
         return None
     out = []
-    for case in root.iter("testcase"):
+    for case in tree.iter("testcase"):
         file = case.get("file") or ""
         cls = case.get("classname") or ""
         module = file[:-3].replace("/", ".") if file.endswith(".py") else ""

@@ -17,11 +17,11 @@ def detect(words: list[str]) -> bool:
     return _js.named(words, "tape") or _js.named(words, "tap-spec")
 
 
-def prepare(command: str, report: str, last: bool) -> tuple[str, dict]:
+def prepare(command: str, report: str, last: str) -> tuple[str, dict]:
     return command, {}
 
 
-def results(report: str, output: str) -> list[dict] | None:
+def results(report: str, output: str, root: str = "") -> list[dict] | None:
     out: list[dict] = []
     for ln in _lines.plain(output):
         m = _TITLE.match(ln)

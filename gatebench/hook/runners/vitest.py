@@ -1,7 +1,9 @@
-"""Vitest: its json reporter beside the default one, appended when vitest is the last command."""
+"""Vitest: its json reporter beside the default one, placed where vitest gets them (after `--`
+behind `npm test`)."""
 
 from __future__ import annotations
 
+from gatebench.hook import runners
 from gatebench.hook.runners import _js, _jsonreport
 
 NAME = "vitest"
@@ -13,11 +15,11 @@ def detect(words: list[str]) -> bool:
     return _js.named(words, "vitest")
 
 
-def prepare(command: str, report: str, last: bool) -> tuple[str, dict] | None:
+def prepare(command: str, report: str, last: str) -> tuple[str, dict] | None:
     if not last:
         return None
-    return f"{command} --reporter=default --reporter=json --outputFile.json={report}", {}
+    return runners.place(command, f"--reporter=default --reporter=json --outputFile.json={report}", last), {}
 
 
-def results(report: str, output: str) -> list[dict] | None:
-    return _jsonreport.read(report)
+def results(report: str, output: str, root: str = "") -> list[dict] | None:
+    return _jsonreport.read(report, root)
