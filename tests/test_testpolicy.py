@@ -420,3 +420,31 @@ def test_jest_style_checks_and_xit():
     assert [(f["kind"], f["test"]) for f in found] == [("skip_added", "add > throws on strings")], found
     found = _run({js: JEST_BASE}, {})
     assert [f["kind"] for f in found] == ["file_removed"]
+
+
+def test_every_way_to_skip_inside_a_javascript_test_body_is_a_marker():
+    js = "test/add.test.js"
+    body = '  it("throws on strings", () => {\n'
+    for skip, marker in [("if (process.env.CI !== 'true') this.skip();", "this.skip()"),
+                         ("ctx.skip();", "ctx.skip()"), ("t.skip('later');", "t.skip()"),
+                         ("pending('flaky');", "pending()"), ("context.skipIf(isWin);", "context.skipIf()")]:
+        weak = JEST_BASE.replace(body, body + "    " + skip + "\n")
+        found = _run({js: JEST_BASE}, {js: weak})
+        assert [(f["kind"], f["test"]) for f in found] == [("skip_added", "add > throws on strings")], (skip, found)
+        assert marker in found[0]["detail"], (skip, found)
+    # beside them: a call named like a skip on another object in a helper outside any test is no marker
+    assert _run({js: JEST_BASE}, {js: "const rows = list.skip(1);\n" + JEST_BASE}) == []
+
+
+def test_snapshots_are_tests_wherever_they_live():
+    snap = b'exports[`format 1`] = `"1kB"`;\n'
+    for rel in ("src/__snapshots__/format.test.ts.snap", "lib/format.snap", "test/__snapshots__/a.js.snap"):
+        found = weakenings([(rel, snap, snap.replace(b"1kB", b"1KB"))])
+        assert [(f["kind"], f["path"], f["detail"]) for f in found] == [("snapshot_changed", rel, "rewritten")], found
+        assert [f["detail"] for f in weakenings([(rel, snap, None)])] == ["deleted"]
+        assert weakenings([(rel, None, snap)]) == []  # a new snapshot is a new test
+    assert weakenings([("node_modules/x/__snapshots__/a.snap", snap, b"")]) == []
+    js = "src/format.test.ts"
+    inline = 'it("formats", () => {\n  expect(format(1000)).toMatchInlineSnapshot(`"1kB"`);\n});\n'
+    found = weakenings([(js, inline.encode(), inline.replace("1kB", "1KB").encode())])
+    assert [(f["kind"], f["test"]) for f in found] == [("expected_changed", "formats")], found

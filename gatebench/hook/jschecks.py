@@ -2,7 +2,8 @@
 
 A small tokenizer (strings, template literals, comments, regex literals, numbers, names,
 punctuation; no parser) finds the test calls (`test`, `it`, `describe`, their `.skip`/`.only`/
-`.todo`/`.failing`/`.each` forms, `xit`, `fit`, ...) and, inside each test, the checks:
+`.todo`/`.failing`/`.each` forms, `xit`, `fit`, ...), the skips called in a test's body
+(`this.skip()`, `ctx.skip()`, `t.skip()`, `pending()`: markers as `.skip` is) and, inside each test, the checks:
 `expect(...)` chains (`expect(x).toBe(y)`, `expect(x).not.toEqual(y)`, chai's `expect(x).to.equal(y)`),
 `t.is`/`t.deepEqual`/`t.true`/... (ava, tape), `assert.*` and `assert(...)` (node, mocha). A check's
 key is its token text; its shape masks the literals, so `expect(add(2, 2)).toBe(4)` rewritten to
@@ -25,6 +26,7 @@ SUITE_CALLS = {"describe", "suite", "context", "xdescribe", "fdescribe", "xconte
 SKIP_MODS = {"skip", "todo", "failing", "fixme"}
 ONLY = {"only", "fit", "ftest", "fdescribe"}
 X_CALLS = {"xit", "xtest", "xdescribe", "xcontext"}
+BODY_SKIPS = {"skip", "skipIf", "runIf", "todo", "pending"}  # `this.skip()`, `ctx.skip()`, `t.skip()`, `it.skipIf(c)`
 T_METHODS = {"is", "not", "deepEqual", "notDeepEqual", "like", "true", "false", "truthy", "falsy", "throws",
              "throwsAsync", "notThrows", "notThrowsAsync", "equal", "notEqual", "same", "notSame", "ok", "notOk",
              "strictEqual", "notStrictEqual", "deepStrictEqual", "notDeepStrictEqual", "match", "notMatch", "regex",
@@ -52,6 +54,12 @@ def is_test_file(rel: str) -> bool:
     stem = base.rsplit(".", 1)[0]
     return (stem.endswith((".test", ".spec", "-test", "_test", ".e2e")) or stem in ("test", "tests")
             or any(p in TEST_DIRS for p in rel.split("/")[:-1])) and "node_modules" not in rel.split("/")
+
+
+def is_snapshot(rel: str) -> bool:
+    """A stored snapshot (Jest, Vitest, ava, node:test): the expected output of its tests, wherever it lives."""
+    parts = rel.split("/")
+    return "node_modules" not in parts and (parts[-1].endswith((".snap", ".snapshot")) or "__snapshots__" in parts[:-1])
 
 
 def is_harness(rel: str) -> bool:
@@ -180,10 +188,25 @@ def _scan(src: str, toks: list, lo: int, hi: int, prefix: list[str], marks: list
             while tid in out:
                 tid += " #2"
             t = Test(src[toks[i][2]:toks[end][3]] if end < len(toks) else src[toks[i][2]:])
-            t.markers = mine
+            t.markers = [*mine, *_body_skips(args[1:])]
             _checks(src, args[1:], t, case)
             out[tid] = t
         i = end + 1
+
+
+def _body_skips(toks: list) -> list[str]:
+    """Skips called inside a test's body, conditional or not: `this.skip()` (mocha), `ctx.skip()` /
+    `context.skip()` (Vitest), `t.skip()` (node:test, tape), `test.skip(...)`, `pending()` (Jasmine)."""
+    out = []
+    for k, (kind, text, _s, _e) in enumerate(toks):
+        call = k + 1 < len(toks) and toks[k + 1][1] == "("
+        if kind != "id" or not call:
+            continue
+        if text in BODY_SKIPS and k >= 2 and toks[k - 1][1] == "." and toks[k - 2][0] == "id":
+            out.append(f"{toks[k - 2][1]}.{text}()")
+        elif text == "pending" and (k == 0 or toks[k - 1][1] != "."):
+            out.append("pending()")
+    return list(dict.fromkeys(out))
 
 
 def _checks(src: str, toks: list, t: Test, case: str) -> None:

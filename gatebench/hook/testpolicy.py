@@ -55,6 +55,7 @@ LABELS = {
     "test_changed": "test code removed or changed",
     "harness_changed": "test harness changed (it can narrow what runs)",
     "data_changed": "test data file changed or deleted",
+    "snapshot_changed": "snapshot (the tests' expected output) rewritten or deleted",
     "new_test_not_run": "new test that does not run",
     "only_added": "new .only (every other test stops running)",
 }
@@ -456,6 +457,10 @@ def analyse(changes: list[tuple[str, bytes | None, bytes | None]]) -> dict:
     out: list[dict] = []
     sides: dict = {"old": {"tests": {}, "scopes": {}}, "new": {"tests": {}, "scopes": {}}}
     for rel, old, new in sorted(changes, key=lambda c: c[0]):
+        if jschecks.is_snapshot(rel):
+            if old is not None and old != new:
+                out.append(finding("snapshot_changed", rel, "", "deleted" if new is None else "rewritten"))
+            continue
         if jschecks.is_test_file(rel):
             out += jschecks.file_findings(rel, old, new, sides)
             continue
@@ -534,7 +539,7 @@ def _read_current(path: str, mode: int) -> bytes:
 
 def relevant(rel: str) -> bool:
     """A path the policy reads: tests, their harness, or (changed only) a file that may hold doctests."""
-    return concerns(rel) or jschecks.is_test_file(rel) or jschecks.is_harness(rel)
+    return concerns(rel) or jschecks.is_test_file(rel) or jschecks.is_harness(rel) or jschecks.is_snapshot(rel)
 
 
 def evaluate(ctx) -> dict:
