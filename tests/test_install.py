@@ -200,3 +200,14 @@ def test_install_keeps_git_status_clean_and_uninstall_takes_its_lines_back(calc_
     assert exclude.read_text().count("/.claude/settings.local.json") == 1
     gatebench_cli("uninstall", str(calc_repo))
     assert exclude.read_text() == before
+
+
+def test_installed_mode_leaves_package_manager_trees_out_of_the_baseline(calc_repo):
+    for rel in ("node_modules/jest/index.js", "packages/a/node_modules/x/i.js", ".yarn/cache/x.zip",
+                ".pnpm-store/v3/f", "src/util.js", "packages/a/index.js"):
+        (calc_repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (calc_repo / rel).write_text("x\n")
+    r = gatebench_cli("install", str(calc_repo), "--config", "self")
+    files = set(read(state_of(calc_repo) / "baseline" / "manifest.json"))
+    assert "src/util.js" in files and "packages/a/index.js" in files, (r.stdout, sorted(files)[:20])
+    assert not [f for f in files if "node_modules" in f or f.startswith((".yarn/", ".pnpm-store/"))], sorted(files)

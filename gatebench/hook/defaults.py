@@ -55,6 +55,18 @@ DEFAULT_IGNORE = [
     ".mypy_cache/**",
     "**/.DS_Store",
 ]
+# Installed mode also leaves out what package managers install and cache: the user's, never the agent's
+# work, and a JavaScript repo's node_modules is most of its files (a baseline of 32,110 files for ms).
+INSTALLED_IGNORE = [
+    "node_modules/**",
+    "**/node_modules/**",
+    "bower_components/**",
+    ".pnpm-store/**",
+    ".yarn/cache/**",
+    ".yarn/unplugged/**",
+    ".yarn/install-state.gz",
+    ".npm/**",
+]
 
 DEFAULT_SELF_CHECK = """Before you finish, check your own work once:
 1. Re-read the task. List each thing it asks for.

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from gatebench.hook.defaults import DEFAULT_IGNORE, HOOK_SETTINGS_GLOBS
+from gatebench.hook.defaults import DEFAULT_IGNORE, HOOK_SETTINGS_GLOBS, INSTALLED_IGNORE
 from gatebench.hook.util import write_atomic
 from gatebench.models.config import GateConfig, OracleBinding, ResolvedConfig, TaskBinding
 from gatebench.models.loading import load_model
@@ -48,6 +48,7 @@ def resolve(
     protected = list(task_protected) if task_protected is not None else list(cfg.protected)
     protected += [g for g in HOOK_SETTINGS_GLOBS if g not in protected]
     ignore = [*DEFAULT_IGNORE, *cfg.ignore, *(task_ignore or [])]
+    ignore += [g for g in INSTALLED_IGNORE if mode == "installed" and g not in ignore]
     reviewers = resolve_reviewers(cfg)
     cfg_data = cfg.model_dump(mode="json")
     # A reviewer's prompt is part of what a config is: editing it must change the hash.
