@@ -104,7 +104,8 @@ def test_status_shows_entries_and_decisions(installed):
     run_hook(state, hook_input(repo))
     r = gatebench_cli("status", str(repo))
     assert "settings.local.json: 2 gatebench entries" in r.stdout and "BROKEN" not in r.stdout + r.stderr
-    assert r.stdout.count("starts") == 2 and f"state dir: {state}" in r.stdout
+    assert r.stdout.count("  starts\n") == 2 and f"state dir: {state}" in r.stdout
+    assert "settings.local.json (this machine only) (starts here)" in r.stdout
     assert "config: tests  gates: diff, tests" in r.stdout
     assert "#1  block" in r.stdout and "diff=block" in r.stdout
 

@@ -23,6 +23,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("repo", nargs="?", default=".", help="repository to gate (default: .)")
     p.add_argument("--config", required=True, help="config name in configs/ (e.g. tests) or a YAML path")
     p.add_argument("--local", action="store_true", help="(the default) write .claude/settings.local.json")
+    p.add_argument("--shared", action="store_true", help="write the hook into .claude/settings.json, the file a "
+                   "team commits, through the launcher .claude/hooks/gatebench.sh (commit both); each teammate "
+                   "runs `gatebench install --shared` once, for their own state dir and baseline")
     p.add_argument("--test-command", help="command for the tests gate (default: the config's, else "
                    "'{python} -m pytest -q'; {python} is gatebench's interpreter)")
     p.add_argument("--no-settings", action="store_true", help="write the config only; leave settings alone")
@@ -36,10 +39,15 @@ def run(args: argparse.Namespace) -> int:
     from gatebench.installer.install import install
 
     r = install(Path(args.repo), args.config, settings=not args.no_settings,
-                test_command=args.test_command, sandbox=args.sandbox, check_tests=not args.no_test_run)
+                test_command=args.test_command, sandbox=args.sandbox, check_tests=not args.no_test_run,
+                shared=args.shared)
     where = r["settings"] or "(settings untouched: --no-settings)"
     print(f"installed config {r['config']} into {r['repo']}")
-    print(f"  hooks:     {where} (timeout {r['timeout_s']} s; per machine: do not commit it)")
+    if r["shared"]:
+        print(f"  hooks:     {where} (timeout {r['timeout_s']} s) through .claude/hooks/gatebench.sh: commit "
+              "both; each teammate runs `gatebench install --shared` once")
+    else:
+        print(f"  hooks:     {where} (timeout {r['timeout_s']} s; per machine: do not commit it)")
     print(f"  state dir: {r['state_dir']} (baseline of {r['baseline_files']} files)")
     if r["tests"]:
         t = r["tests"]

@@ -35,6 +35,9 @@ def run(args: argparse.Namespace) -> int:
             if why is not None:
                 broken.append((f, event, cmd, why))
             named += state_arg(cmd)
+    holders = files_with(repo)
+    print("hook: " + ("; ".join(holders) if holders else "not installed in either settings file")
+          + ("" if not holders else " (" + ("BROKEN here" if broken else "starts here") + ")"))
     # The state dir the installed hook is told to use (an older install kept it in the repo).
     paths = Paths(args.state or (named[0] if named else default_state_dir(str(repo))))
     print(f"state dir: {paths.state}")
@@ -75,6 +78,25 @@ def tests_gate_problems(cfg: dict, python: str, repo: Path, skip: bool) -> list:
     print(f"tests: `{found[0]}`: {'BROKEN: ' + r['problem'] if r['problem'] else r['summary']}")
     print(f"weakening: source checks: {cov['source']}; results: {cov['results']}")
     return [(None, "tests", f"`{found[0]}`", r["problem"])] if r["problem"] else []
+
+
+def files_with(repo: Path) -> list[str]:
+    """The settings files holding gatebench's hook; for the shared one, which command this machine runs."""
+    from gatebench.installer import settings as st
+    from gatebench.installer import shared
+    from gatebench.installer.install import read_settings, settings_file
+
+    out = []
+    for local in (False, True):
+        f = settings_file(repo, local)
+        entries = st.ours(read_settings(f))
+        if any(shared.LAUNCHER in str(h.get("command")) for _e, h in entries):
+            rec = shared.record_path()
+            runs = rec.read_text().strip() if rec.is_file() else "nothing recorded for this user"
+            out.append(f"{f} (shared, through {shared.LAUNCHER}; this machine runs: {runs})")
+        elif entries:
+            out.append(f"{f} (this machine only)")
+    return out
 
 
 def state_arg(command: str) -> list[str]:

@@ -1,5 +1,7 @@
 """Install the gate into a repo: resolved config and baseline in the per-user state dir, hook entries
-in `.claude/settings.local.json` (the per-machine file: it holds absolute paths of this machine)."""
+in `.claude/settings.local.json` (the per-machine file: it holds absolute paths of this machine), or
+with `shared` in `.claude/settings.json` through the committed launcher (`installer/shared.py`); the
+permission rules naming this user's state dir always go into the per-machine file."""
 
 from __future__ import annotations
 
@@ -42,7 +44,7 @@ def write_settings(path: Path, data: dict) -> None:
 
 def install(repo: Path, config: str, *, local: bool = True, settings: bool = True,
             python: str | None = None, test_command: str | None = None, sandbox: bool = False,
-            check_tests: bool = True) -> dict:
+            check_tests: bool = True, shared: bool = False) -> dict:
     """Validate everything first, then write: a bad config or settings file changes nothing."""
     repo = repo.resolve()
     if not repo.is_dir():
@@ -53,15 +55,25 @@ def install(repo: Path, config: str, *, local: bool = True, settings: bool = Tru
             if g.kind == "tests":
                 g.command = test_command
     state = Path(default_state_dir(str(repo)))
+    local = local and not shared
     sfile = settings_file(repo, local)
     current = read_settings(sfile) if settings else {}
-    stale = stale_entries(repo, sfile)  # reads (so validates) the other settings file before any write
+    mine = read_settings(settings_file(repo, True)) if settings and shared else {}
+    # reads (so validates) the other settings file before any write; --shared cleans its own local entries
+    stale = [] if shared else stale_entries(repo, sfile)
     python = python or sys.executable
     resolved = resolve(cfg, mode="installed", repo=repo, state_dir=state, python=python)
     timeout = int(cfg.budget.hook_seconds + SETTINGS_TIMEOUT_MARGIN_S)
     proof = prove_tests(cfg.gates, python, repo) if check_tests else None
-    created = settings and not sfile.exists()
-    if settings:
+    created = [str(f) for f in {sfile, settings_file(repo, True) if shared else sfile} if settings and not f.exists()]
+    if settings and shared:
+        from gatebench.installer import shared as team
+
+        team.write_launcher(repo, python)
+        write_settings(sfile, team.add(current, timeout))
+        write_settings(settings_file(repo, True), st.add_guard(st.remove(mine), str(state), sandbox))
+        exclude_settings(repo)
+    elif settings:
         write_settings(sfile, st.add_guard(st.add(current, python, str(state), timeout), str(state), sandbox))
         if local:
             exclude_settings(repo)
@@ -70,10 +82,10 @@ def install(repo: Path, config: str, *, local: bool = True, settings: bool = Tru
     (state / ".gitignore").write_text("*\n")  # in case GATEBENCH_STATE puts it inside a repo
     record = state / "install.json"
     if created or not record.exists():
-        write_atomic(record, json.dumps({"created": [str(sfile)] if created else []}) + "\n")
+        write_atomic(record, json.dumps({"created": sorted(created)}) + "\n")
     return {"repo": str(repo), "config": cfg.name, "state_dir": str(state), "baseline_errors": base["errors"],
             "settings": str(sfile) if settings else None, "baseline_files": base["files"], "timeout_s": timeout,
-            "sandbox": sandbox and settings, "stale": stale, "tests": proof}
+            "sandbox": sandbox and settings, "stale": stale, "tests": proof, "shared": shared and settings}
 
 
 def prove_tests(gates: list, python: str, repo: Path) -> dict | None:
@@ -147,6 +159,9 @@ def uninstall(repo: Path) -> dict:
             write_settings(sfile, new)
         out.append({"settings": str(sfile), "removed": removed})
     unexclude_settings(repo)
+    from gatebench.installer import shared as team
+
+    team.remove_launcher(repo)  # only if it is ours, byte for byte
     return {"files": out, "removed": sum(x["removed"] for x in out), "state_dir": state}
 
 
@@ -163,8 +178,8 @@ def check_command(command: str, cwd: Path, timeout_s: float = 20.0) -> str | Non
     from gatebench.hook import proc
     from gatebench.hook.state import GUARD_ENV
 
-    r = proc.run(["sh", "-c", command], cwd=str(cwd), timeout_s=timeout_s, env={**os.environ, GUARD_ENV: "1"},
-                 stdin_text="")
+    r = proc.run(["sh", "-c", command], cwd=str(cwd), timeout_s=timeout_s,
+                 env={**os.environ, GUARD_ENV: "1", "CLAUDE_PROJECT_DIR": str(cwd)}, stdin_text="")
     if r.timed_out:
         return f"did not exit within {timeout_s:.0f} s"
     if r.returncode is None:  # it could not start (the folder is gone): the hook could not either
@@ -172,4 +187,6 @@ def check_command(command: str, cwd: Path, timeout_s: float = 20.0) -> str | Non
     if r.returncode != 0:
         tail = (r.stderr or r.stdout).strip().splitlines()[-1:] or [""]
         return f"exit {r.returncode}: {tail[0][:300]}"
+    if "systemMessage" in r.stdout:  # the hook says nothing under the guard; the shared launcher does when lost
+        return r.stderr.strip().splitlines()[-1][:400] if r.stderr.strip() else r.stdout.strip()[:400]
     return None

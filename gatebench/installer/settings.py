@@ -13,7 +13,7 @@ import shlex
 # The hook runs as a script with -S: no site-packages scan, no editable-install finder, so a stop
 # costs milliseconds less. It is standard library only, so it needs nothing from site-packages.
 HOOK_SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "hook", "__main__.py")
-MARKERS = ("gatebench/hook/__main__.py", "-m gatebench.hook")
+MARKERS = ("gatebench/hook/__main__.py", "-m gatebench.hook", ".claude/hooks/gatebench.sh")  # the last: install --shared
 EVENTS = {"Stop": "stop", "SessionStart": "session-start"}
 
 
