@@ -199,3 +199,12 @@ def test_the_honest_exit_excuses_only_the_tests_the_agent_names():
     assert "honest exit" in let[0]["by"]
     ctx.honest_claim = None  # the exit off (or no claim): nothing is excused
     assert userask.excuse(ctx, [named, other]) == ([named, other], [])
+
+
+def test_a_each_title_with_placeholders_is_found_in_the_rows_the_runner_reports():
+    now = [{"id": "test/f.test.js::format > formats 12", "outcome": "passed"},
+           {"id": "test/f.test.js::format > formats 2048", "outcome": "passed"}]
+    assert testresults.compare(None, now, {}, ["test/f.test.js::format > formats %s"], set())["findings"] == []
+    assert testresults.compare(None, now, {}, ["test/f.test.js::format > $n in kB"], set())["findings"] != []
+    got = testresults.compare(None, now, {}, ["test/g.test.js::format > formats %s"], set())["findings"]
+    assert [f["detail"] for f in got] == ["the runner never ran it (not collected)"]  # another file's rows are not its

@@ -448,3 +448,19 @@ def test_snapshots_are_tests_wherever_they_live():
     inline = 'it("formats", () => {\n  expect(format(1000)).toMatchInlineSnapshot(`"1kB"`);\n});\n'
     found = weakenings([(js, inline.encode(), inline.replace("1kB", "1KB").encode())])
     assert [(f["kind"], f["test"]) for f in found] == [("expected_changed", "formats")], found
+
+
+def test_a_javascript_table_is_the_same_checks_case_by_case_and_a_lost_case_is_named():
+    js = "test/format.test.js"
+    base = ("describe('format', () => {\n  it('formats bytes', () => {\n    expect(format(12)).toBe('12B');\n  });\n"
+            "  it('formats kilobytes', () => {\n    expect(format(2048)).toBe('2KB');\n  });\n});\n")
+    literal = ("describe('format', () => {\n  it.each([[12, '12B'], [2048, '2KB']])('formats %s', (n, out) => {\n"
+               "    expect(format(n)).toBe(out);\n  });\n});\n")
+    constant = "const CASES = [\n  [12, '12B'],\n  [2048, '2KB'],\n];\n" + literal.replace(
+        "it.each([[12, '12B'], [2048, '2KB']])", "test.each(CASES)")
+    for good in (literal, constant):
+        assert _run({js: base}, {js: good}) == [], good
+    for lossy in (literal.replace(", [2048, '2KB']", ""), constant.replace("  [2048, '2KB'],\n", "")):
+        found = _run({js: base}, {js: lossy})
+        assert [(f["kind"], f["test"]) for f in found] == [("test_removed", "format > formats kilobytes")], found
+        assert "format(2048)" in found[0]["detail"]

@@ -145,6 +145,14 @@ def _call_head(toks: list, i: int) -> tuple[str, list[str], int] | None:
     return (name, mods, j) if j < len(toks) and toks[j][1] == "(" else None
 
 
+def _each_table(toks: list, i: int, paren: int) -> list:
+    """The `(table)` of a `name.each(table)(...)` head at `i` (its call's `(` at `paren`)."""
+    for k in range(i + 1, paren - 1):
+        if toks[k][1] == "each" and toks[k - 1][1] == "." and toks[k + 1][1] == "(":
+            return toks[k + 1:_close(toks, k + 1) + 1]
+    return []
+
+
 def _text_of(toks: list) -> str:
     return " ".join(t[1] for t in toks)
 
@@ -159,11 +167,78 @@ def tests_of(src: str) -> dict[str, Test]:
     """test id (`suite > title`) -> Test."""
     toks = tokens(src)
     out: dict[str, Test] = {}
-    _scan(src, toks, 0, len(toks), [], [], out)
+    _scan(src, toks, 0, len(toks), [], [], out, _constants(toks))
     return out
 
 
-def _scan(src: str, toks: list, lo: int, hi: int, prefix: list[str], marks: list[str], out: dict) -> None:
+def _constants(toks: list) -> dict[str, list]:
+    """`const NAME = [...]` anywhere in the file: NAME -> the array's tokens (a table `.each(NAME)` reads)."""
+    out = {}
+    for k in range(len(toks) - 3):
+        if toks[k][1] in ("const", "let", "var") and toks[k + 1][0] == "id" and toks[k + 2][1] == "=" \
+                and toks[k + 3][1] == "[":
+            out[toks[k + 1][1]] = toks[k + 3:_close(toks, k + 3) + 1]
+    return out
+
+
+def _items(toks: list) -> list[list]:
+    """The top-level comma-separated items inside a bracket pair `toks` (its first and last token)."""
+    out: list[list] = [[]]
+    depth = 0
+    for t in toks[1:-1]:
+        if t[0] == "punct" and t[1] in "([{":
+            depth += 1
+        elif t[0] == "punct" and t[1] in ")]}":
+            depth -= 1
+        if depth == 0 and t[1] == ",":
+            out.append([])
+        else:
+            out[-1].append(t)
+    return [x for x in out if x]
+
+
+def _params(toks: list) -> list[str] | None:
+    """The parameter names of the test function `toks` starts with (`(a, b) =>`, `function (a, b)`, `a =>`)."""
+    k = 1 if toks and toks[0][1] in ("function", "async") else 0
+    k += 1 if k and k < len(toks) and toks[k][1] == "function" else 0
+    if k < len(toks) and toks[k][0] == "id" and k + 1 < len(toks) and toks[k + 1][1] == "=>":
+        return [toks[k][1]]
+    if k < len(toks) and toks[k][0] == "id" and toks[k - 1][1] == "function":
+        k += 1  # a named function expression
+    if k >= len(toks) or toks[k][1] != "(":
+        return None
+    names = [item[0][1] for item in _items(toks[k:_close(toks, k) + 1])]
+    return names if all(n.isidentifier() for n in names) else None
+
+
+def _rows(table: list, consts: dict, params: list[str] | None) -> list[dict[str, list]] | None:
+    """A literal `.each` table (or a constant naming one) as one name -> tokens binding per row."""
+    if len(table) == 3 and table[1][0] == "id" and table[1][1] in consts:
+        table = [table[0], *consts[table[1][1]], table[-1]]
+    if not params or len(table) < 3 or table[1][1] != "[":
+        return None
+    rows = []
+    for row in _items(table[1:-1]):
+        cells = _items(row) if row[0][1] == "[" and _close(row, 0) == len(row) - 1 else [row]
+        if len(cells) != len(params):
+            return None
+        rows.append(dict(zip(params, cells, strict=True)))
+    return rows or None
+
+
+def _bind(toks: list, env: dict[str, list]) -> list:
+    """`toks` with each parameter name (not a property) replaced by its row's tokens."""
+    out: list = []
+    for k, t in enumerate(toks):
+        if t[0] == "id" and t[1] in env and (k == 0 or toks[k - 1][1] not in (".", "?.")):
+            out += env[t[1]]
+        else:
+            out.append(t)
+    return out
+
+
+def _scan(src: str, toks: list, lo: int, hi: int, prefix: list[str], marks: list[str], out: dict,
+          consts: dict) -> None:
     i = lo
     while i < hi:
         head = _call_head(toks, i)
@@ -182,14 +257,15 @@ def _scan(src: str, toks: list, lo: int, hi: int, prefix: list[str], marks: list
             mine.append(name)
         case = next((m[5:] for m in mods if m.startswith("each ")), "")
         if name in SUITE_CALLS:
-            _scan(src, toks, paren + 1, end, [*prefix, title], mine, out)
+            _scan(src, toks, paren + 1, end, [*prefix, title], mine, out, consts)
         else:
             tid = " > ".join([*prefix, title])
             while tid in out:
                 tid += " #2"
             t = Test(src[toks[i][2]:toks[end][3]] if end < len(toks) else src[toks[i][2]:])
             t.markers = [*mine, *_body_skips(args[1:])]
-            _checks(src, args[1:], t, case)
+            rows = _rows(_each_table(toks, i, paren), consts, _params(args[2:])) if case else None
+            _checks(src, args[1:], t, case, rows)
             out[tid] = t
         i = end + 1
 
@@ -209,7 +285,9 @@ def _body_skips(toks: list) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _checks(src: str, toks: list, t: Test, case: str) -> None:
+def _checks(src: str, toks: list, t: Test, case: str, rows: list[dict] | None = None) -> None:
+    """The checks of a test body; with `rows` (a `.each` table read), each check once per row with the
+    row's values in place of the parameters, keyed as the same check written out would be."""
     i = 0
     seen: set[str] = set()
     while i < len(toks):
@@ -235,10 +313,14 @@ def _checks(src: str, toks: list, t: Test, case: str) -> None:
             i += 1
             continue
         part = toks[span[0]:span[1]]
-        key = repr((_key(part), case))
-        if key not in seen:
-            seen.add(key)
-            t.checks.append((key, repr((_shape(part), case)), _text(src, part), case, _key(part)))
+        for label, bound in ([(case, part)] if rows is None else
+                             [(_text_of([x for v in env.values() for x in v]), _bind(part, env)) for env in rows]):
+            key = repr((_key(bound), "" if rows is not None else case))
+            if key not in seen:
+                seen.add(key)
+                shown = _text(src, part) if rows is None else _key(bound)
+                t.checks.append((key, repr((_shape(bound), "" if rows is not None else case)), shown, label,
+                                 _key(bound)))
         i = span[1]
 
 

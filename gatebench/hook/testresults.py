@@ -10,6 +10,8 @@ or that the source checks saw and the runner never ran, are named too.
 
 from __future__ import annotations
 
+import re
+
 from gatebench.hook.testident import finding
 
 RAN = ("passed", "failed")
@@ -39,7 +41,14 @@ def _same(source_id: str, index: dict) -> list[dict]:
     path, test = _split(source_id)
     hits = [r for k, rs in index.items() for r in rs
             if (not _split(k)[0] or not path) and _split(k)[1].replace(" › ", " > ") == test]
+    if not hits and _PLACEHOLDER.search(test):  # a `.each` title: the runner reports each row's title
+        pat = re.compile(".+?".join(re.escape(x) for x in _PLACEHOLDER.split(test)) + r"\Z")
+        hits = [r for k, rs in index.items() for r in rs
+                if _split(k)[0] in ("", path) and pat.match(_split(k)[1].replace(" › ", " > "))]
     return hits
+
+
+_PLACEHOLDER = re.compile(r"%[sdifjoOp#%]|\$[\w.]+")
 
 
 def compare(orig: list[dict] | None, now: list[dict] | None, moved: dict[str, list[str]],
