@@ -271,7 +271,8 @@ def test_a_test_change_the_user_asked_for_passes_at_the_first_stop_and_the_user_
     assert feedback == [] and [e["decision"] for e in s] == ["allow"], (feedback, s)
     tests = {g["name"]: g for g in s[0]["gates"]}["tests"]["details"]
     assert {(e["test"], e["by"]) for e in tests["excused"]} == {(
-        "tests/test_subclass.py::test_compare_subclass_with_version", "the user's request asks for this test change")}
+        "tests/test_subclass.py::test_compare_subclass_with_version",
+        'the user\'s request asks for this test change ("test_compare_subclass_with_version … change")')}
     assert tests["originals"]["failing_now_hidden"]  # its original fails: only the request lets it through
     assert "tests changed as your request asked" in (s[0]["system_message"] or "")
     # beside it: the same change with a request that does not name the test is blocked

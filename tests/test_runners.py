@@ -208,3 +208,24 @@ def test_a_each_title_with_placeholders_is_found_in_the_rows_the_runner_reports(
     assert testresults.compare(None, now, {}, ["test/f.test.js::format > $n in kB"], set())["findings"] != []
     got = testresults.compare(None, now, {}, ["test/g.test.js::format > formats %s"], set())["findings"]
     assert [f["detail"] for f in got] == ["the runner never ran it (not collected)"]  # another file's rows are not its
+
+
+def test_a_change_verb_must_govern_the_test_it_names_and_the_excuse_quotes_the_words():
+    def f(test, path="test/ms.test.ts"):
+        return {"kind": "expected_changed", "path": path, "test": test, "detail": ""}
+
+    title = f("ms(string) > should convert from ms")
+    # the verb is only inside the quoted title: no request to change it
+    assert not userask.asked(title, ["Fix the overflow; the test 'should convert from ms' fails."])
+    assert not userask.asked(title, ['Make "should convert from ms" pass again, then update the README.'])
+    assert userask.governs(title, "Please update 'should convert from ms' to expect 2h.") == \
+        "update … should convert from ms"
+    assert userask.governs(f("test_parse", "tests/test_v.py"), "test_parse is outdated and can be removed.") == \
+        "test_parse … removed"
+    assert userask.governs(f("test_parse", "tests/test_v.py"), "test_parse is not what I meant: change it.") == \
+        "test_parse … change"
+    # a verb in another sentence, or far from the name, governs nothing
+    assert not userask.asked(f("test_parse", "tests/test_v.py"),
+                             ["Rename the helper module. test_parse fails on 2.0 input."])
+    assert not userask.asked(f("test_parse", "tests/test_v.py"),
+                             ["Remove the cache and then, after you have looked at all the logs, run test_parse"])

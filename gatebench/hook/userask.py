@@ -4,12 +4,14 @@ The user's messages are read from Claude Code's session transcript (`transcript_
 type `user` that are not meta (hook feedback) and carry text, not tool results; `<system-reminder>`
 blocks are dropped. A finding is *asked for* when one of those messages names its test (the
 function or method name, `Class::name`, the JavaScript title) or its file (the path or the file
-name) and contains a change verb (VERBS, whole words, any case) that is not negated (none of
-NEGATIONS among the three words before it). The transcript lags the hook by ~100 ms only for the
+name) and a change verb (VERBS, whole words, any case) governs that name: in the same sentence, at
+most 8 words before it or (a past participle, "X can be removed", or a verb whose object points back, "X is wrong:
+change it") 6 after, not inside a quote, not negated (none of NEGATIONS among the
+three words before it). The excuse says which words matched. The transcript lags the hook by ~100 ms only for the
 final assistant message; the user's messages are written when they are sent.
 
 `excuse(ctx, findings)` is the one place a weakening is let through without a block: each function
-of EXCUSES takes the findings still standing and returns those it lets through, with a label.
+of EXCUSES takes the findings still standing and returns those it lets through, each with its label.
 The honest exit (an agent declaring that a test contradicts the request) plugs in here.
 """
 
@@ -72,35 +74,71 @@ def names(f: dict) -> list[str]:
     return [n for n in dict.fromkeys(out) if len(n) >= 3]
 
 
-def _has_verb(text: str) -> bool:
-    words = [w.lower() for w in _WORD.findall(text)]
-    for i, w in enumerate(words):
-        if w in VERBS and not any(n in NEGATIONS for n in words[max(i - 3, 0):i]):
-            return True
-    return False
+_QUOTED = re.compile(r"`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”|(?<![\w])'[^'\n]*'(?![\w])")
+_BREAK = re.compile(r"[.;!?](?=\s|$)|\n")
+BEFORE, AFTER = 8, 6  # how many words a change verb may stand before (after) the test it governs
+PASSIVE = {v for v in VERBS if v.endswith("ed")} | {"split", "rewritten"}  # after the name: "X can be removed"
+PRONOUNS = {"it", "them", "this", "that", "those"}  # or an object pointing back: "X is wrong: change it"
 
 
 def _names_in(text: str, name: str) -> bool:
     return re.search(r"(?<![\w/.])" + re.escape(name) + r"(?![\w])", text) is not None
 
 
+def _sentence(text: str, at: int, quoted: list[tuple[int, int]]) -> tuple[int, int]:
+    """The sentence around position `at`: between breaks that are not inside a quote."""
+    cuts = [m.start() for m in _BREAK.finditer(text) if not any(a <= m.start() < b for a, b in quoted)]
+    lo = max([c + 1 for c in cuts if c < at], default=0)
+    hi = min([c for c in cuts if c >= at], default=len(text))
+    return lo, hi
+
+
+def governs(f: dict, text: str) -> str | None:
+    """The words of `text` that ask for this finding's change: a change verb, not negated and not inside
+    a quote (a quoted title is a name, not a request), in the same sentence as a name of the finding's
+    test or file, at most BEFORE words before it or AFTER words after it. None if no such pair."""
+    quoted = [m.span() for m in _QUOTED.finditer(text)]
+    for name in names(f):
+        for hit in re.finditer(r"(?<![\w/.])" + re.escape(name) + r"(?![\w])", text):
+            lo, hi = _sentence(text, hit.start(), quoted)
+            words = [(m.start(), m.group().lower()) for m in _WORD.finditer(text, lo, hi)
+                     if not (hit.start() <= m.start() < hit.end())]
+            before = [w for w in words if w[0] < hit.start()][-BEFORE:]
+            after = [w for w in words if w[0] >= hit.end()][:AFTER]
+            for k, (pos, w) in enumerate([*before, *after]):
+                back = next((x[1] for x in words if x[0] > pos), "") in PRONOUNS
+                if w not in VERBS or any(a <= pos < b for a, b in quoted) or (
+                        k >= len(before) and w not in PASSIVE and not back):
+                    continue
+                prior = [x[1] for x in words if x[0] < pos][-3:]
+                if not any(n in NEGATIONS for n in prior):
+                    return f"{text[pos:pos + len(w)]} … {name}" if k < len(before) else f"{name} … {w}"
+    return None
+
+
 def asked(f: dict, messages: list[str]) -> bool:
-    return any(_has_verb(m) and any(_names_in(m, n) for n in names(f)) for m in messages)
+    return any(governs(f, m) for m in messages)
 
 
-def user_request(ctx, findings: list[dict]) -> tuple[list[dict], str]:
+def user_request(ctx, findings: list[dict]) -> list[tuple[dict, str]]:
     messages = user_messages(getattr(ctx, "transcript_path", None))
-    return [f for f in findings if asked(f, messages)], "the user's request asks for this test change"
+    out = []
+    for f in findings:
+        words = next((w for w in (governs(f, m) for m in messages) if w), None)
+        if words:
+            out.append((f, f"the user's request asks for this test change (\"{words}\")"))
+    return out
 
 
-def honest_exit(ctx, findings: list[dict]) -> tuple[list[dict], str]:
+def honest_exit(ctx, findings: list[dict]) -> list[tuple[dict, str]]:
     """The honest exit (hook/honest.py, on in the config): findings of a test the agent reports as
     contradicting the request. Its claim names `<path>::<test>`: a test's finding matches by the test's
     name, a whole file's finding (a test file removed) by its path."""
     claim = getattr(ctx, "honest_claim", None) or {}
     claimed = [str(t) for t in claim.get("tests") or []]
+    why = "the agent reports the test contradicts the request (honest exit)"
     if not claimed:
-        return [], "the agent reports the test contradicts the request (honest exit)"
+        return []
 
     def named(f: dict) -> bool:
         test = str(f.get("test") or "")
@@ -110,7 +148,7 @@ def honest_exit(ctx, findings: list[dict]) -> tuple[list[dict], str]:
         path = str(f.get("path") or "")  # a file's finding: a claim naming the file (or a test in it)
         return bool(path) and any(c.split("::", 1)[0] == path for c in claimed)
 
-    return [f for f in findings if named(f)], "the agent reports the test contradicts the request (honest exit)"
+    return [(f, why) for f in findings if named(f)]
 
 
 EXCUSES = [user_request, honest_exit]
@@ -122,7 +160,7 @@ def excuse(ctx, findings: list[dict]) -> tuple[list[dict], list[dict]]:
     for fn in EXCUSES:
         if not standing:
             break
-        ok, why = fn(ctx, standing)
-        let += [{"finding": f, "by": why} for f in ok]
-        standing = [f for f in standing if f not in ok]
+        ok = fn(ctx, standing)
+        let += [{"finding": f, "by": why} for f, why in ok]
+        standing = [f for f in standing if all(f is not g for g, _why in ok)]
     return standing, let
