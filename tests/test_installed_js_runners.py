@@ -125,7 +125,7 @@ def test_vitest_new_test_file_and_each_table_pass_at_the_first_stop(tmp_path, cl
 def test_mocha_this_skip_is_blocked_and_a_new_test_in_a_describe_runs(tmp_path, claude_bin):
     repo, body = project(tmp_path, "mocha")
     rel = FILES["mocha"][0]
-    added = body.replace("});\n", "  it('formats zero', () => {\n    assert.strictEqual(format(0), '0B');\n  });\n});\n")
+    added = body.removesuffix("});\n") + "  it('formats zero', () => {\n    assert.strictEqual(format(0), '0B');\n  });\n});\n"
     skipped = added.replace("  it('formats kilobytes', () => {\n",
                             "  it('formats kilobytes', function () {\n    if (process.env.CI !== 'true') this.skip();\n")
     script = {"steps": [
