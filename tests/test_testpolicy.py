@@ -464,3 +464,43 @@ def test_a_javascript_table_is_the_same_checks_case_by_case_and_a_lost_case_is_n
         found = _run({js: base}, {js: lossy})
         assert [(f["kind"], f["test"]) for f in found] == [("test_removed", "format > formats kilobytes")], found
         assert "format(2048)" in found[0]["detail"]
+
+
+MORE_BASE = '''import unittest
+from more_itertools import chunked
+
+
+class ChunkedTests(unittest.TestCase):
+    def test_even(self):
+        self.assertEqual(list(chunked([1, 2, 3, 4], 2)), [[1, 2], [3, 4]])
+
+    def test_odd(self):
+        self.assertEqual(list(chunked([1, 2, 3], 2)), [[1, 2], [3]])
+
+    def test_none(self):
+        self.assertEqual(list(chunked([], 2)), [])
+'''
+MORE_FOLD = '''import unittest
+from more_itertools import chunked
+
+
+class ChunkedTests(unittest.TestCase):
+    def test_chunked(self):
+        cases = [
+            ([1, 2, 3, 4], [[1, 2], [3, 4]]),
+            ([1, 2, 3], [[1, 2], [3]]),
+            ([], []),
+        ]
+        for iterable, expected in cases:
+            with self.subTest(iterable=iterable):
+                self.assertEqual(list(chunked(iterable, 2)), expected)
+'''
+
+
+def test_a_subtest_table_over_a_local_list_is_the_same_checks_and_its_lossy_twin_names_the_lost_case():
+    rel = "tests/test_more.py"
+    assert _run({rel: MORE_BASE}, {rel: MORE_FOLD}) == []
+    lossy = MORE_FOLD.replace("            ([1, 2, 3], [[1, 2], [3]]),\n", "")
+    found = _run({rel: MORE_BASE}, {rel: lossy})
+    assert [(f["kind"], f["test"]) for f in found] == [("test_removed", "ChunkedTests::test_odd")], found
+    assert "chunked([1, 2, 3], 2)" in found[0]["detail"]

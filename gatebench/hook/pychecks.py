@@ -285,7 +285,7 @@ class _Walker:
     def unrolled(self, st: ast.For, env: dict, guards: tuple) -> bool:
         """Walk a `for` over a literal table once per row; False when it is not one (then it is walked as
         written, after the rows already walked when a row does not unpack)."""
-        names, items = _names(st.target), _literal_items(st.iter, self.consts)
+        names, items = _names(st.target), _literal_items(subst(st.iter, env), self.consts)  # a local table too
         if names is None or items is None or len(items) > MAX_CASES:
             return False
         for item in items:
