@@ -504,3 +504,19 @@ def test_a_subtest_table_over_a_local_list_is_the_same_checks_and_its_lossy_twin
     found = _run({rel: MORE_BASE}, {rel: lossy})
     assert [(f["kind"], f["test"]) for f in found] == [("test_removed", "ChunkedTests::test_odd")], found
     assert "chunked([1, 2, 3], 2)" in found[0]["detail"]
+
+
+def test_javascript_for_of_and_foreach_tables_are_the_same_checks_row_by_row():
+    js = "test/bytes.js"
+    base = ("describe('bytes', () => {\n  it('parses KB', () => {\n    assert.strictEqual(bytes.parse('1KB'), 1024);\n"
+            "  });\n  it('parses MB', () => {\n    assert.strictEqual(bytes.parse('1MB'), 1048576);\n  });\n});\n")
+    for_of = ("describe('bytes', () => {\n  it('parses units', () => {\n"
+              "    const cases = [['1KB', 1024], ['1MB', 1048576]];\n    for (const [input, expected] of cases) {\n"
+              "      assert.strictEqual(bytes.parse(input), expected);\n    }\n  });\n});\n")
+    for_each = ("const CASES = [['1KB', 1024], ['1MB', 1048576]];\ndescribe('bytes', () => {\n"
+                "  it('parses units', () => {\n    CASES.forEach(([input, expected]) => {\n"
+                "      assert.strictEqual(bytes.parse(input), expected);\n    });\n  });\n});\n")
+    for good in (for_of, for_each):
+        assert _run({js: base}, {js: good}) == [], good
+        found = _run({js: base}, {js: good.replace(", ['1MB', 1048576]", "")})
+        assert [(f["kind"], f["test"]) for f in found] == [("test_removed", "bytes > parses MB")], found

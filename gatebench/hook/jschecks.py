@@ -211,19 +211,69 @@ def _params(toks: list) -> list[str] | None:
     return names if all(n.isidentifier() for n in names) else None
 
 
-def _rows(table: list, consts: dict, params: list[str] | None) -> list[dict[str, list]] | None:
-    """A literal `.each` table (or a constant naming one) as one name -> tokens binding per row."""
+def _rows(table: list, consts: dict, params: list[str] | None, spread: bool = True) -> list[dict[str, list]] | None:
+    """A literal `.each` table (or a constant naming one) as one name -> tokens binding per row; a row
+    that is an array is spread over the parameters unless `spread` is False (one parameter takes it whole)."""
     if len(table) == 3 and table[1][0] == "id" and table[1][1] in consts:
         table = [table[0], *consts[table[1][1]], table[-1]]
     if not params or len(table) < 3 or table[1][1] != "[":
         return None
     rows = []
     for row in _items(table[1:-1]):
-        cells = _items(row) if row[0][1] == "[" and _close(row, 0) == len(row) - 1 else [row]
+        cells = _items(row) if spread and row[0][1] == "[" and _close(row, 0) == len(row) - 1 else [row]
         if len(cells) != len(params):
             return None
         rows.append(dict(zip(params, cells, strict=True)))
     return rows or None
+
+
+def _pattern(toks: list, k: int) -> tuple[list[str], bool, int] | None:
+    """A loop variable at `k`: `[a, b]` (names, spread, index after) or `x` (a single name)."""
+    if toks[k][1] == "[":
+        end = _close(toks, k)
+        names = [item[0][1] for item in _items(toks[k:end + 1]) if len(item) == 1]
+        return (names, True, end + 1) if names and all(n.isidentifier() for n in names) else None
+    return ([toks[k][1]], False, k + 1) if toks[k][0] == "id" else None
+
+
+def _for_of(toks: list, k: int, consts: dict) -> tuple[int, int, list] | None:
+    """`for (const [a, b] of TABLE) { ... }` at `k`: (body start, body end, rows)."""
+    if not (toks[k][1] == "for" and k + 3 < len(toks) and toks[k + 1][1] == "(" and toks[k + 2][1] in (
+            "const", "let", "var")):
+        return None
+    head_end = _close(toks, k + 1)
+    pat = _pattern(toks, k + 3)
+    if pat is None or pat[2] >= head_end or toks[pat[2]][1] != "of" or head_end + 1 >= len(toks) \
+            or toks[head_end + 1][1] != "{":
+        return None
+    rows = _rows([toks[k + 1], *toks[pat[2] + 1:head_end], toks[head_end]], consts, pat[0], pat[1])
+    return (head_end + 1, _close(toks, head_end + 1), rows) if rows else None
+
+
+def _for_each(toks: list, k: int, consts: dict) -> tuple[int, int, list] | None:
+    """`TABLE.forEach(([a, b]) => { ... })` at the `forEach` token `k`: (body start, body end, rows)."""
+    if not (toks[k][1] == "forEach" and k >= 2 and toks[k - 1][1] == "." and k + 2 < len(toks)
+            and toks[k + 1][1] == "("):
+        return None
+    if toks[k - 2][0] == "id":
+        table = [toks[k - 2]]
+    else:
+        start = next((j for j in range(k - 2, -1, -1) if toks[j][1] == "[" and _close(toks, j) == k - 2), None)
+        table = toks[start:k - 1] if start is not None else []
+    j = k + 2 + (toks[k + 2][1] == "(")
+    pat = _pattern(toks, j)
+    if not table or pat is None:
+        return None
+    arrow = next((x for x in range(pat[2], min(pat[2] + 3, len(toks))) if toks[x][1] == "=>"), None)
+    if arrow is None or arrow + 1 >= len(toks) or toks[arrow + 1][1] != "{":
+        return None
+    rows = _rows([toks[k + 1], *table, toks[k + 1]], consts, pat[0], pat[1])
+    return (arrow + 1, _close(toks, arrow + 1), rows) if rows else None
+
+
+def _loops(toks: list, consts: dict) -> list[tuple[int, int, list]]:
+    """The table loops of a test body: `for...of` and `forEach` over a literal table or a constant."""
+    return [loop for k in range(len(toks)) if (loop := _for_of(toks, k, consts) or _for_each(toks, k, consts))]
 
 
 def _bind(toks: list, env: dict[str, list]) -> list:
@@ -265,7 +315,7 @@ def _scan(src: str, toks: list, lo: int, hi: int, prefix: list[str], marks: list
             t = Test(src[toks[i][2]:toks[end][3]] if end < len(toks) else src[toks[i][2]:])
             t.markers = [*mine, *_body_skips(args[1:])]
             rows = _rows(_each_table(toks, i, paren), consts, _params(args[2:])) if case else None
-            _checks(src, args[1:], t, case, rows)
+            _checks(src, args[1:], t, case, rows, consts)
             out[tid] = t
         i = end + 1
 
@@ -285,9 +335,12 @@ def _body_skips(toks: list) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _checks(src: str, toks: list, t: Test, case: str, rows: list[dict] | None = None) -> None:
+def _checks(src: str, toks: list, t: Test, case: str, rows: list[dict] | None = None,
+            consts: dict | None = None) -> None:
     """The checks of a test body; with `rows` (a `.each` table read), each check once per row with the
-    row's values in place of the parameters, keyed as the same check written out would be."""
+    row's values in place of the parameters, keyed as the same check written out would be; a check
+    inside a `for...of`/`forEach` over a table, once per row of that table the same way."""
+    loops = _loops(toks, consts or {})
     i = 0
     seen: set[str] = set()
     while i < len(toks):
@@ -313,13 +366,17 @@ def _checks(src: str, toks: list, t: Test, case: str, rows: list[dict] | None = 
             i += 1
             continue
         part = toks[span[0]:span[1]]
-        for label, bound in ([(case, part)] if rows is None else
-                             [(_text_of([x for v in env.values() for x in v]), _bind(part, env)) for env in rows]):
-            key = repr((_key(bound), "" if rows is not None else case))
+        here = rows
+        for lo, hi, loop_rows in loops:
+            if lo < span[0] < hi:  # the innermost loop's rows, over the .each row's values
+                here = [{**env, **r} for env in (rows or [{}]) for r in loop_rows]
+        for label, bound in ([(case, part)] if here is None else
+                             [(_text_of([x for v in env.values() for x in v]), _bind(part, env)) for env in here]):
+            key = repr((_key(bound), "" if here is not None else case))
             if key not in seen:
                 seen.add(key)
-                shown = _text(src, part) if rows is None else _key(bound)
-                t.checks.append((key, repr((_shape(bound), "" if rows is not None else case)), shown, label,
+                shown = _text(src, part) if here is None else _key(bound)
+                t.checks.append((key, repr((_shape(bound), "" if here is not None else case)), shown, label,
                                  _key(bound)))
         i = span[1]
 
