@@ -229,3 +229,10 @@ def test_a_change_verb_must_govern_the_test_it_names_and_the_excuse_quotes_the_w
                              ["Rename the helper module. test_parse fails on 2.0 input."])
     assert not userask.asked(f("test_parse", "tests/test_v.py"),
                              ["Remove the cache and then, after you have looked at all the logs, run test_parse"])
+
+
+def test_a_rewritten_snapshot_is_excused_only_by_a_request_to_update_snapshots():
+    snap = {"kind": "snapshot_changed", "path": "src/__snapshots__/format.test.ts.snap", "test": "", "detail": "rewritten"}
+    assert userask.governs(snap, "The output format changed on purpose: update the snapshots.") == "update … snapshots"
+    assert not userask.asked(snap, ["Fix the rounding; the snapshots must not change."])
+    assert not userask.asked(snap, ["Update the README, and fix the rounding bug the snapshot test shows."])

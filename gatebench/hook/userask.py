@@ -71,6 +71,8 @@ def names(f: dict) -> list[str]:
     if path:
         base = path.rsplit("/", 1)[-1]
         out += [path, base, base.rsplit(".", 1)[0]]
+    if f.get("kind") == "snapshot_changed":  # "update the snapshots" asks for every snapshot's change
+        out += ["snapshot", "snapshots"]
     return [n for n in dict.fromkeys(out) if len(n) >= 3]
 
 
@@ -105,7 +107,7 @@ def governs(f: dict, text: str) -> str | None:
                      if not (hit.start() <= m.start() < hit.end())]
             before = [w for w in words if w[0] < hit.start()][-BEFORE:]
             after = [w for w in words if w[0] >= hit.end()][:AFTER]
-            for k, (pos, w) in enumerate([*before, *after]):
+            for k, (pos, w) in enumerate([*before[::-1], *after]):  # the nearest verb first
                 back = next((x[1] for x in words if x[0] > pos), "") in PRONOUNS
                 if w not in VERBS or any(a <= pos < b for a, b in quoted) or (
                         k >= len(before) and w not in PASSIVE and not back):
