@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from cli_harness import describe_run, fake_api, read, run_cli, say, write
-from conftest import BUGGY, ROOT, TEST, write_tree
+from conftest import BUGGY, FIXED, ROOT, TEST, write_tree
 
 from gatebench.sim.brain import brain_from_data, stop_feedback
 
@@ -86,7 +86,8 @@ def test_the_shared_settings_start_the_gate_on_another_layout_and_say_so_where_g
 
     weaken = {"steps": [
         {"on": "start", "turns": [read("tests/test_calc.py"), write("tests/test_calc.py", WEAK), say("Done.")]},
-        {"on": "stop_feedback", "turns": [write("tests/test_calc.py", TEST), say("Restored the test.")]}]}
+        {"on": "stop_feedback", "turns": [write("tests/test_calc.py", TEST), write("calc.py", FIXED),
+                                          say("Restored the test and fixed add.")]}]}
     feedback, _told = play(bob_repo, bob_home, weaken)
     assert feedback and "tests/test_calc.py::test_add" in feedback[0], feedback
     states = list((bob_home / ".local/state/gatebench").glob("calc-*"))
