@@ -217,13 +217,15 @@ def costs(a: Analysis) -> Table:
 def gates(a: Analysis) -> Table:
     rows = [
         [g.config, g.gate, g.kind,
-         str(g.verdicts) if g.kind != "pretool" else f"{g.denials} denials in {g.denied_runs} run(s)",
+         str(g.verdicts) if g.kind != "pretool" else f"{g.denials} denials in {g.denied_runs} run(s)"
+         + (f", ⚠ {g.plugin_errors} plugin_error" if g.plugin_errors else ""),
          f"{g.tp}/{g.fp}/{g.fn}/{g.tn}",
          pct(g.precision.value), ci(g.precision), pct(g.recall.value), ci(g.recall),
          pct(g.false_block_rate.value), ci(g.false_block_rate), f"{g.errors}/{g.skipped}/{g.no_oracle}"]
         for g in a.gates
     ]
     reasons = "; ".join(f"{g.config}: {', '.join(g.reasons)}" for g in a.gates if g.kind == "pretool" and g.reasons)
+    perr = "; ".join(f"{g.config}: {', '.join(g.error_reasons)}" for g in a.gates if g.kind == "pretool" and g.plugin_errors)
     return Table(
         "Gates as classifiers of the oracle, at every stop attempt",
         ["config", "gate", "kind", "verdicts", "TP/FP/FN/TN", "precision", "95% CI", "recall", "95% CI",
@@ -232,7 +234,8 @@ def gates(a: Analysis) -> Table:
         "Positive = the gate blocks; truth positive = the hidden oracle fails at that stop. Wilson intervals "
         "treat stops as independent. Kind pretool: a plugin arm's PreToolUse denials, counted per tool call "
         "(no oracle judges that moment, so they are not scored)" + (f"; most frequent reasons: {reasons}" if reasons
-                                                                     else "") + ".",
+                                                                     else "")
+        + (f". ⚠ plugin_error (the plugin failed, counted as errors, never as denials): {perr}" if perr else "") + ".",
     )
 
 

@@ -136,9 +136,13 @@ class GateStats(Model):
     precision: Ratio
     recall: Ratio
     false_block_rate: Ratio
-    denials: int | None = Field(None, description="kind pretool: tool calls the plugin's PreToolUse hook denied")
+    denials: int | None = Field(None, description="kind pretool: tool calls the plugin's PreToolUse hook denied "
+                                                  "(its own errors not included)")
+    plugin_errors: int | None = Field(None, description="kind pretool: decisions whose reason is the plugin failing "
+                                                        "(validator error, timeout, unparseable answer)")
     denied_runs: int | None = Field(None, description="kind pretool: scored runs with at least one denial")
     reasons: list[str] = Field(default_factory=list, description="kind pretool: the most frequent reasons, with counts")
+    error_reasons: list[str] = Field(default_factory=list, description="kind pretool: the most frequent plugin errors")
 
 
 class MatrixCell(Model):
