@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gatebench.analyze.metrics import MIN_BOOTSTRAP_TASKS
 from gatebench.models.analysis import Analysis, Estimate
 
 
@@ -82,7 +83,8 @@ def headline(a: Analysis) -> Table:
         ["config", "tasks", "runs", "solved", "solve rate", "95% CI", "Δ vs baseline", "Δ 95% CI", "McNemar p",
          "cost/run", "cost/solve", "blocks/run", "give-up", "timeout/cap", "infra err"],
         rows,
-        "Solve rate: mean over tasks, task-clustered CI. Δ: paired by task, cluster-bootstrap CI. "
+        "Solve rate: mean over tasks, task-clustered CI. Δ: paired by task, cluster-bootstrap CI "
+        f"(none below {MIN_BOOTSTRAP_TASKS} paired tasks: there a cluster bootstrap covers far less than 95%). "
         "Timeouts and caps count as unsolved runs; infra errors are excluded from every rate."
         + (" `sim $` = simulated dollars (the sim agent's runs), never paid." if sim else ""),
     )
@@ -172,7 +174,7 @@ def deltas(a: Analysis) -> Table:
         ["config", "between Δ", "95% CI", "discordant (base/config)", "McNemar p", "within-run Δ", "95% CI",
          "validity diff", "95% CI"],
         rows,
-        "Between Δ: config vs baseline, paired by task. Within-run Δ: final oracle minus the oracle at the first "
+        f"Between Δ: config vs baseline, paired by task; no interval below {MIN_BOOTSTRAP_TASKS} tasks. Within-run Δ: final oracle minus the oracle at the first "
         "stop of the same runs. Validity diff: this config's first-stop rate minus the baseline's final rate "
         "(0 in expectation while an agent cannot see a gate before it fires).",
     )
