@@ -62,6 +62,8 @@ class Run:
     outcome: str | None = None
     outcome_by: tuple = ()
     canary: bool | None = None  # the final oracle had a contradicted canary; None: it ran none
+    score: float | None = None  # claude plugin eval's weighted share of graders passed (plugin-eval runs only)
+    graders: tuple = ()  # ((name, passed, weight), ...) as claude plugin eval gave them (plugin-eval runs only)
 
 
 @dataclass

@@ -236,7 +236,8 @@ def one_run(path: Path, agg: Aggregate, case: AggCase, run: AggRun, arm: str, re
         cost=float(run.costUsd), reviewer_cost=0.0, usage={}, turns=run.turns, wall_s=float(run.durationSeconds or 0.0),
         paths=paths, versions=versions, source=source, base_dir=str(path.parent),
         worker="sim" if sim else "plugin-eval", sim_policy=sim.policy if sim else None, sealed=None,
-        origin=ORIGIN, error=error if status != "ok" else None,
+        origin=ORIGIN, error=error if status != "ok" else None, score=float(run.score),
+        graders=tuple((g.name, bool(g.passed), float(g.weight)) for g in run.graders),
     )
     return r, mismatch
 

@@ -335,3 +335,31 @@ def text_table(t: Table) -> str:
     for r in t.rows:
         lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
     return "\n".join(lines)
+
+
+def scores(a: Analysis) -> Table:
+    """claude plugin eval's own scores (weighted partial credit) and each grader's pass rate, per config."""
+    rows = []
+    for s in a.scores:
+        rows.append([s.config, "(score)", "", str(s.tasks), str(s.runs), _unit(s.score), pct(s.pass_rate.value), ci(s.pass_rate), s.against or "–", _unit(s.delta_score, signed=True),
+                     pts(s.delta_pass.value) + " " + ci(s.delta_pass) if s.delta_pass else "–"])
+        for g in s.graders:
+            rows.append([s.config, g.grader, num(g.weight, 2), str(s.tasks), str(g.runs), "", pct(g.rate.value),
+                         ci(g.rate), "", "", ""])
+    return Table(
+        "claude plugin eval scores and graders",
+        ["config", "grader", "weight", "tasks", "runs", "mean score [95% CI]", "pass rate", "95% CI",
+         "Δ against", "Δ score [CI]", "Δ pass rate [CI]"],
+        rows,
+        "A run's score is the weighted share of its graders that passed (the CLI's); pass = score 1. Means over "
+        f"tasks (cases), task-cluster bootstrap intervals, none below {MIN_BOOTSTRAP_TASKS} tasks. Per grader: the "
+        "share of runs it passed. Δ: paired by task against the baseline, or the suite's own `without` arm.",
+    )
+
+
+def _unit(e: Estimate | None, signed: bool = False) -> str:
+    """A score (0..1) and its interval, as numbers with 2 decimals."""
+    if e is None or e.value is None:
+        return "–"
+    v = f"{e.value:+.2f}" if signed else f"{e.value:.2f}"
+    return v + (f" [{e.lo:.2f}, {e.hi:.2f}]" if e.lo is not None and e.hi is not None else "")
