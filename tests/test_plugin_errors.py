@@ -145,3 +145,25 @@ def test_modelguard_as_an_arm_under_the_real_cli(tmp_path: Path, plugin_calls: s
     assert "modelguard" not in diff and not [f for f in rec.findings if "modelguard" in json.dumps(f.model_dump())]
     events = (cell.state / "events.jsonl").read_text()
     assert rec.stops and "modelguard/data" not in events  # no stop's snapshot saw the plugin's state as a change
+
+
+def test_a_plugins_stop_blocks_that_are_its_own_errors_are_counted_apart_in_an_arms_cell():
+    wrapped = ("<system-reminder>\nThe text below is the output of a hook...\nStop hook feedback:\n{}\n"
+               "</system-reminder>")
+    events = [{"type": "user", "isSynthetic": True, "message": {"content": [{"type": "text", "text": wrapped.format(r)}]}}
+              for r in ("Error during validation: Reached maximum number of turns (1)", "Write a failing test first")]
+    assert [b["plugin_error"] for b in arms.stop_blocks(events)] == [True, False]
+
+    class Arm:
+        name, plugin_source, plugin_hash, plugin_name, plugin_dir = "tdd", "/x", "h", "tdd", "/nonexistent"
+
+    class Meta:
+        arm, task, rep, config = Arm(), "T1", 0, "none"
+
+    fields, _ = arms.record_fields(Meta(), events)
+    assert fields["plugin_stop_blocks"] == 1 and fields["plugin_stop_errors"] == [
+        "Error during validation: Reached maximum number of turns (1)"]
+    class NoArm:
+        arm = None
+
+    assert "plugin_stop_blocks" not in arms.record_fields(NoArm(), events)[0]  # a gate config's blocks are its own

@@ -229,6 +229,24 @@ def denials(events: list[dict]) -> list[dict]:
     return out
 
 
+def stop_blocks(events: list[dict]) -> list[dict]:
+    """The Stop-hook blocks in a stream-json run, in order: {stop, reason, plugin_error} (`stop` = the attempt it
+    blocked). In a plugin arm's cell gatebench's own hook runs the config `none`, which never blocks: every one is
+    the plugin's."""
+    out: list[dict] = []
+    for e in events:
+        if e.get("type") != "user" or not e.get("isSynthetic"):
+            continue
+        msg = e.get("message") if isinstance(e.get("message"), dict) else {}
+        c = msg.get("content") if msg else None
+        text = c if isinstance(c, str) else "\n".join(b.get("text", "") for b in c or [] if isinstance(b, dict))
+        if "Stop hook feedback:" not in text:
+            continue
+        reason = text.split("Stop hook feedback:", 1)[1].split("</system-reminder>", 1)[0].strip()
+        out.append({"stop": len(out) + 1, "reason": reason[:500], "plugin_error": is_plugin_error(reason)})
+    return out
+
+
 def record_fields(meta, stream_events: list[dict]) -> tuple[dict, list[dict]]:
     """(record fields, findings) finalize adds for a cell: the PreToolUse denials of any cell; and, for a plugin
     arm's cell, its name as the record's config and cell id, the plugin it ran with, and a tamper finding if the
@@ -239,6 +257,9 @@ def record_fields(meta, stream_events: list[dict]) -> tuple[dict, list[dict]]:
     arm = getattr(meta, "arm", None)
     if arm is None:
         return fields, []
+    stops = stop_blocks(stream_events)
+    fields.update(plugin_stop_blocks=sum(1 for b in stops if not b["plugin_error"]),
+                  plugin_stop_errors=[b["reason"][:300] for b in stops if b["plugin_error"]])
     fields.update(config=arm.name, cell_id=f"{arm.name}/{meta.task}/{meta.rep}",
                   arm={"plugin": arm.plugin_source, "plugin_hash": arm.plugin_hash, "plugin_name": arm.plugin_name,
                        "base_config": meta.config})

@@ -208,6 +208,10 @@ class ResultRecord(Open):
                                          "own guard excluded)")
     pretool_denials: int = Field(0, description="pretool entries that are denials (plugin_error false)")
     pretool_plugin_errors: int = Field(0, description="pretool entries whose reason is the plugin failing")
+    plugin_stop_blocks: int = Field(0, description="a plugin arm's cell: the plugin's Stop-hook blocks (its own "
+                                    "errors not included)")
+    plugin_stop_errors: list[str] = Field(default_factory=list, description="a plugin arm's cell: the plugin's "
+                                          "Stop-hook blocks whose reason is the plugin failing (plugin_error)")
 
     @property
     def total_cost_usd(self) -> float:
