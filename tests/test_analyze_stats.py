@@ -114,3 +114,23 @@ def test_quantile_interpolates():
     assert stats.quantile(xs, 0.5) == 1.5
     assert stats.quantile(xs, 0.0) == 0.0
     assert stats.quantile(xs, 1.0) == 3.0
+
+
+def test_below_the_few_tasks_threshold_no_delta_interval_and_no_half_width_that_disagrees():
+    """2 tasks gave Δ [0.0, 33.3] beside a planned half-width of ±211.8 (issue 33): one statement only now."""
+    from fractions import Fraction
+
+    from gatebench.analyze import planner
+    from gatebench.analyze.metrics import MIN_BOOTSTRAP_TASKS, bootstrap
+
+    settings = {"resamples": 500, "seed": 0, "confidence": 0.95}
+    two = [Fraction(0), Fraction(1, 3)]
+    e = bootstrap(two, "d", settings)
+    assert (e.value, e.lo, e.hi) == (float(Fraction(1, 6)), None, None)
+    plan = planner.make_plan("c", "between", "none", [0.0, 1 / 3], [(6, 0.1), (6, 0.1)], 0.05, 0.95)
+    assert plan.halfwidth is None and "fewer than" in plan.note and plan.tasks_needed
+    five = [Fraction(k, 4) for k in (0, 1, 1, 2, 3)][:MIN_BOOTSTRAP_TASKS]
+    e5 = bootstrap(five, "d", settings)
+    assert e5.lo is not None and e5.hi is not None and e5.lo < e5.value < e5.hi
+    p5 = planner.make_plan("c", "between", "none", [float(x) for x in five], [(10, 0.1), (10, 0.1)], 0.05, 0.95)
+    assert p5.halfwidth is not None and "fewer than" not in p5.note

@@ -29,7 +29,7 @@ def _keep_tmpdir(monkeypatch):
 @pytest.fixture
 def suite(tmp_path: Path) -> Path:
     out = tmp_path / "suite"
-    export(ExportSpec(tasks=["T1"], configs=["none", "tests"], out=out, runs=1))
+    export(ExportSpec(allow_readable_home=True, tasks=["T1"], configs=["none", "tests"], out=out, runs=1))
     return out
 
 

@@ -55,13 +55,14 @@ def test_tasks_of_exactly_equal_difficulty_keep_the_name_order():
 
 
 def test_equal_per_task_differences_give_the_point_not_a_bootstrapped_interval():
-    # g - none: T1 1 - 2/3, T2 1/3 - 0: both exactly 1/3, as floats an ulp apart.
-    recs = runs("none", {"T1": 2, "T2": 0}) + runs("g", {"T1": 3, "T2": 1})
+    # g - none: 1 - 2/3 and 1/3 - 0, exactly 1/3 each, as floats an ulp apart (5 tasks: the fewest with an interval)
+    none, g = {"T1": 2, "T2": 0, "T3": 2, "T4": 0, "T5": 2}, {"T1": 3, "T2": 1, "T3": 3, "T4": 1, "T5": 3}
+    recs = runs("none", none) + runs("g", g)
     assert 1 - 2 / 3 != 1 / 3
     d = analyze(recs).deltas[0]
-    assert d.config == "g" and d.tasks == 2
+    assert d.config == "g" and d.tasks == 5
     assert d.estimate.value == d.estimate.lo == d.estimate.hi == 1 / 3
     # Differences that really differ still get an interval.
-    recs = runs("none", {"T1": 1, "T2": 0}) + runs("g", {"T1": 3, "T2": 1})
+    recs = runs("none", {**none, "T1": 1}) + runs("g", g)
     d = analyze(recs).deltas[0]
     assert d.estimate.lo < d.estimate.hi

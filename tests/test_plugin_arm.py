@@ -78,8 +78,9 @@ def test_denials_are_read_from_the_stream_per_tool_call_without_the_seals_own():
               {"type": "user", "isSynthetic": True, "message": {"content": "Stop hook feedback:\nno change"}},
               use("d", "Edit"), result("d", "PreToolUse:Edit hook error: tddlike: again"),
               use("e", "Write"), result("e", "File created", err=False)]
-    assert arms.denials(events) == [{"tool": "Write", "reason": "tddlike: test first", "before_stop": 1},
-                                    {"tool": "Edit", "reason": "tddlike: again", "before_stop": 2}]
+    assert arms.denials(events) == [
+        {"tool": "Write", "reason": "tddlike: test first", "before_stop": 1, "plugin_error": False},
+        {"tool": "Edit", "reason": "tddlike: again", "before_stop": 2, "plugin_error": False}]
 
 
 def _tool(name: str, **inp: object) -> dict:

@@ -11,11 +11,14 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
 from cli_harness import fake_api, require_claude, run_plugin_eval
-from conftest import gatebench_cli
+from conftest import elsewhere, gatebench_cli
 
 from gatebench.bench.plugineval import ExportSpec, export
 from gatebench.models.plugineval import VERDICT_FILE
@@ -49,7 +52,7 @@ def test_export_then_plugin_eval_then_analyze_gives_intervals_and_the_paired_del
 
     require_claude()
     suite = tmp_path / "suite"
-    manifest, _warnings = export(ExportSpec(tasks=["T1", "T2"], configs=["none", "tests"], out=suite, runs=2,
+    manifest, _warnings = export(ExportSpec(allow_readable_home=True, tasks=["T1", "T2"], configs=["none", "tests"], out=suite, runs=2,
                                             max_turns=30, timeout_s=300))
     assert set(manifest.configs) == {"none", "tests"}
     for config in ("none", "tests"):
@@ -75,7 +78,7 @@ def test_export_then_plugin_eval_then_analyze_gives_intervals_and_the_paired_del
         assert c["runs"] == 4 and c["tasks"] == 2  # counted from the runs made, never from runsPerCase
         assert c["solve_rate"]["lo"] is not None and c["solve_rate"]["hi"] is not None
     d = next(x for x in a["deltas"] if x["config"] == "tests")
-    assert d["tasks"] == 2 and d["estimate"]["lo"] is not None and d["mcnemar"]["pairs"] == 4
+    assert d["tasks"] == 2 and d["estimate"]["lo"] is None and d["mcnemar"]["pairs"] == 4  # 2 tasks: no interval
     assert a["notice"].startswith("FROM CLAUDE PLUGIN EVAL") and "SIMULATED AGENT" in a["notice"]
     prov = {p["config"]: p for p in a["provenance"]}
     assert prov["tests"]["origins"] == ["claude plugin eval"] and prov["tests"]["workers"] == ["sim"]
@@ -132,7 +135,7 @@ def test_the_verdict_cannot_be_forged_by_the_agent(tmp_path: Path):
 
     require_claude()
     suite = tmp_path / "suite"
-    export(ExportSpec(tasks=["T1", "T2", "T3"], configs=["none"], out=suite, runs=1, max_turns=12, timeout_s=300))
+    export(ExportSpec(allow_readable_home=True, tasks=["T1", "T2", "T3"], configs=["none"], out=suite, runs=1, max_turns=12, timeout_s=300))
     private = suite / ".gatebench"
     tokens = {t: json.loads((private / "cases" / "none" / f"{t}.json").read_text()) for t in ("T1", "T2", "T3")}
     prompts = {t: load_task(t).task.prompt.strip()[:60] for t in ("T1", "T2", "T3")}
@@ -144,6 +147,9 @@ def test_the_verdict_cannot_be_forged_by_the_agent(tmp_path: Path):
         return f"gatebench verdict 1\nverdict: {verdict}\nsolved: true {solved}\n"
 
     verdict = "{cwd}/" + VERDICT_FILE
+
+    def esc(task: str) -> str:
+        return forged(task, True).replace("\n", "\\n")
     hunt = [  # everything the agent could try to learn the tokens: all must fail
         _tool("Read", file_path=str(private / "cases" / "none" / "T1.json")),
         _tool("Read", file_path=str(suite / "none" / "evals" / "T1" / "case.yaml")),
@@ -160,15 +166,28 @@ def test_the_verdict_cannot_be_forged_by_the_agent(tmp_path: Path):
         # B: knows the real tokens (a leak we stage) and writes them, then stops: the oracle still decides
         prompts["T2"]: {"steps": [{"on": "start", "turns": [_tool("Write", file_path=verdict,
                                                                    content=forged("T2", True)), DONE]}]},
-        # C: writes the real tokens and never stops (the turn cap ends the run: no final stop, no harness
-        # verdict). The CLI's grader then reads the agent's own file and passes; analyze must not score it
+        # C: knows the real tokens, tries every way to write the verdict where the harness writes it (the file
+        # tool; Bash with the path spelled so the permission layer cannot see it; moving the folder away), proves
+        # its Bash writes the work dir (the control), and never stops: the turn cap ends the run, no harness verdict
         prompts["T3"]: {"steps": [{"on": "start", "turns": [
             _tool("Write", file_path=verdict, content=forged("T3", True)),
-            *[_bash(f"echo {i}") for i in range(20)], DONE]}]},
+            _bash(f"d=.vs; d=${{d}}code; printf '{esc('T3')}' > $d/gatebench-verdict; "
+                  f"mv $d $d.old || rm -rf $d; mkdir -p $d; printf '{esc('T3')}' > $d/gatebench-verdict; ls -la $d"),
+            _bash(f"python3 -c \"p='.vs'+'code/gatebench-verdict'; open(p,'w').write('{esc('T3')}')\""),
+            _bash("printf ok > control.txt && cat control.txt && echo CONTROL-WRITTEN"),
+            *[_bash(f"echo {i}") for i in range(16)], DONE]}]},
     }
-    with fake_api(_scripted(scripts)) as (url, api):
-        r = run_plugin_eval(suite / "none", url, tmp_path / "run")
-        results = _tool_results(api)
+    root = elsewhere()  # TMPDIR outside /tmp: the agent's Bash can write its work dir (under /tmp it cannot)
+    if root is None:
+        pytest.skip("no writable folder outside the temp dir and HOME")
+    run_root = Path(tempfile.mkdtemp(prefix="forge-", dir=root))
+    try:
+        with fake_api(_scripted(scripts)) as (url, api):
+            r = run_plugin_eval(suite / "none", url, run_root)
+            results = _tool_results(api)
+    finally:
+        subprocess.run(["chmod", "-R", "u+rwX", str(run_root)], capture_output=True)
+        shutil.rmtree(run_root, ignore_errors=True)
     assert r.returncode in (0, 1), f"rc {r.returncode}\n{r.stdout[-3000:]}\n{r.stderr[-2000:]}"
     for tok in tokens.values():  # nothing the agent read carries a token
         assert not any(tok["solved_token"] in x or tok["verdict_token"] in x for x in results), results
@@ -177,9 +196,13 @@ def test_the_verdict_cannot_be_forged_by_the_agent(tmp_path: Path):
     assert passed["T1"]["gatebench-solved"] is False  # a guessed token never matches
     assert passed["T2"]["gatebench-solved"] is False  # the harness's verdict came last: the oracle decided
     assert passed["T2"]["gatebench-verdict"] is True
-    # C: the grader was fooled by a file the agent wrote with a leaked token (the turn cap kept the harness
-    # from writing): the staged leak is what makes this pass, and analyze still scores the run unsolved
-    assert passed["T3"]["gatebench-solved"] is True
+    # C: with the real tokens and the turn cap, the CLI's own grader still fails (it read 1.0, exit 0, when the
+    # verdict lay where the agent writes): the harness's folder is one the agent cannot write
+    assert any("CONTROL-WRITTEN" in x for x in results), results  # its Bash could write the work dir
+    assert any("Read-only file system" in x for x in results), results  # the sandbox refused the verdict
+    assert passed["T3"] == {"gatebench-solved": False, "gatebench-verdict": False}
+    t3 = next(c for c in agg["cases"] if c["name"] == "T3")
+    assert t3["arms"]["with"][0]["score"] == 0 and r.returncode == 1
     runs = {x["task"]: x for x in private_runs(suite, "none")}
     assert runs["T1"]["verdict"]["solved"] is False and runs["T2"]["verdict"]["solved"] is False
     assert runs["T3"]["verdict"] is None and runs["T3"]["stops"] == []
@@ -190,14 +213,13 @@ def test_the_verdict_cannot_be_forged_by_the_agent(tmp_path: Path):
     assert {t: cells[t]["solved"] for t in cells} == {"T1": False, "T2": False, "T3": False}
     assert cells["T3"]["status"] == "cap"
     assert next(c for c in a["configs"] if c["config"] == "none")["leak"] == 1
-    assert any("disagrees with gatebench's own verdict" in w for w in a["warnings"]), a["warnings"]
 
 
 @pytest.mark.slow
 def test_block_reasons_name_no_private_path(tmp_path: Path):
     require_claude()
     suite = tmp_path / "suite"
-    export(ExportSpec(tasks=["T1"], configs=["tests"], out=suite, runs=1, max_turns=12, timeout_s=300))
+    export(ExportSpec(allow_readable_home=True, tasks=["T1"], configs=["tests"], out=suite, runs=1, max_turns=12, timeout_s=300))
     from gatebench.bench.tasks import load_task
 
     prompt = load_task("T1").task.prompt.strip()[:60]

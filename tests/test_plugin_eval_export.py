@@ -21,7 +21,7 @@ def test_one_plugin_per_config_one_case_per_task_and_a_private_half_beside_them(
 
     out = tmp_path / "suite"
     assert main(["export", "plugin-eval", "--tasks", "T1,T2", "--configs", "none", "tests", "--out", str(out),
-                 "--runs", "2", "--max-turns", "20", "--timeout-s", "600"]) == 0
+                 "--runs", "2", "--max-turns", "20", "--timeout-s", "600", "--allow-readable-home"]) == 0
     printed = capsys.readouterr().out
     assert f"claude plugin eval {out / 'tests'} --scaffold --trust-plugin --ablation none" in printed
     assert f"gatebench analyze {out}" in printed
@@ -63,7 +63,7 @@ def test_bad_input_is_refused_by_name_and_writes_nothing(tmp_path: Path):
     for kw, what in [({"tasks": ["T999"]}, "T999"), ({"configs": ["nope"]}, "nope"), ({"runs": 0}, "--runs 0"),
                      ({"runs": 51}, "--runs 51"), ({"max_turns": 201}, "--max-turns"), ({"timeout_s": 4000}, "--timeout-s"),
                      ({"tasks": ["T1", "T1"]}, "named twice")]:
-        spec = ExportSpec(**{"tasks": ["T1"], "configs": ["none"], "out": out, **kw})  # type: ignore[arg-type]
+        spec = ExportSpec(**{"allow_readable_home": True, "tasks": ["T1"], "configs": ["none"], "out": out, **kw})  # type: ignore[arg-type]
         with pytest.raises(UsageError, match=what):
             export(spec)
         assert not out.exists() and not list(tmp_path.glob(".suite*"))
@@ -73,18 +73,18 @@ def test_bad_input_is_refused_by_name_and_writes_nothing(tmp_path: Path):
 
 def test_an_existing_folder_is_replaced_only_with_force_and_only_if_it_is_an_export(tmp_path: Path):
     out = tmp_path / "suite"
-    export(ExportSpec(tasks=["T1"], configs=["none"], out=out, runs=1))
+    export(ExportSpec(allow_readable_home=True, tasks=["T1"], configs=["none"], out=out, runs=1))
     first = json.loads((out / ".gatebench" / "cases" / "none" / "T1.json").read_text())["solved_token"]
     with pytest.raises(UsageError, match="--force"):
-        export(ExportSpec(tasks=["T1"], configs=["none"], out=out))
-    export(ExportSpec(tasks=["T1"], configs=["none", "tests"], out=out, force=True))
+        export(ExportSpec(allow_readable_home=True, tasks=["T1"], configs=["none"], out=out))
+    export(ExportSpec(allow_readable_home=True, tasks=["T1"], configs=["none", "tests"], out=out, force=True))
     assert (out / "tests").is_dir()
     assert json.loads((out / ".gatebench" / "cases" / "none" / "T1.json").read_text())["solved_token"] != first
     other = tmp_path / "mine"
     other.mkdir()
     (other / "precious.txt").write_text("keep me")
     with pytest.raises(UsageError, match="not an earlier export"):
-        export(ExportSpec(tasks=["T1"], configs=["none"], out=other, force=True))
+        export(ExportSpec(allow_readable_home=True, tasks=["T1"], configs=["none"], out=other, force=True))
     assert (other / "precious.txt").read_text() == "keep me"
 
 
@@ -96,7 +96,7 @@ def test_a_failure_half_way_leaves_nothing(tmp_path: Path, monkeypatch):
 
     monkeypatch.setattr(pe, "write_plugin", boom)
     with pytest.raises(OSError):
-        export(ExportSpec(tasks=["T1"], configs=["none"], out=tmp_path / "suite"))
+        export(ExportSpec(allow_readable_home=True, tasks=["T1"], configs=["none"], out=tmp_path / "suite"))
     assert list(tmp_path.iterdir()) == []
 
 
@@ -108,3 +108,16 @@ def test_plugin_names_are_kebab_case_and_a_bench_home_outside_the_hidden_roots_i
     outside = Path("/usr")  # neither $HOME nor a temp dir
     w = exposure(outside, {"HOME": str(home)})
     assert w and "can read its hidden/" in w
+
+
+def test_a_bench_home_the_agent_could_read_is_refused_unless_allowed(tmp_path: Path, monkeypatch):
+    import gatebench.bench.plugineval as pe
+
+    monkeypatch.setattr(pe, "project_root", lambda: Path("/usr"))  # outside $HOME and the temp dirs
+    monkeypatch.setattr(pe, "copy_tree", lambda *a: None)  # the refusal comes first; with the flag, no real copy
+    with pytest.raises(UsageError, match="allow-readable-home"):
+        export(ExportSpec(tasks=["T1"], configs=["none"], out=tmp_path / "suite"))
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setattr(pe, "project_root", lambda: tmp_path)  # under the temp dir: nothing to refuse
+    _m, warnings = export(ExportSpec(tasks=["T1"], configs=["none"], out=tmp_path / "ok"))
+    assert warnings == []

@@ -96,22 +96,29 @@ def pretool_stats(runs: list[Run], confidence: float) -> dict[str, GateStats]:
 
     A denial refuses an action while the agent works, not a delivered state: no oracle judges that moment,
     so denials are counted (as no_oracle verdicts, with the runs they fell in and their reasons) and never
-    scored as TP/FP. What they bought shows in the arm's solve rate and Δ.
+    scored as TP/FP. What they bought shows in the arm's solve rate and Δ. A decision whose reason is the
+    plugin failing (plugin_error: its validator erroring, timing out, answering unparseably) is no denial:
+    counted apart, in `plugin_errors`, and flagged in the table.
     """
     from collections import Counter
 
     counts: dict[str, Counter] = defaultdict(Counter)
+    errors: dict[str, Counter] = defaultdict(Counter)
     denied_runs: dict[str, int] = defaultdict(int)
     for r in runs:
-        if r.pretool:
-            denied_runs[r.config] += 1
-            counts[r.config].update(reason for _tool, reason in r.pretool)
+        if not r.pretool:
+            continue
+        real = [x[1] for x in r.pretool if not (len(x) > 2 and x[2])]
+        denied_runs[r.config] += 1 if real else 0
+        counts[r.config].update(real)
+        errors[r.config].update(x[1] for x in r.pretool if len(x) > 2 and x[2])
     out = {}
-    for config, reasons in counts.items():
-        n = sum(reasons.values())
+    for config in counts.keys() | errors.keys():
+        n, e = sum(counts[config].values()), sum(errors[config].values())
         out[config] = GateStats(
-            config=config, gate="PreToolUse", kind="pretool", verdicts=0, tp=0, fp=0, fn=0, tn=0, errors=0,
+            config=config, gate="PreToolUse", kind="pretool", verdicts=0, tp=0, fp=0, fn=0, tn=0, errors=e,
             skipped=0, no_oracle=n, precision=ratio(0, 0, confidence), recall=ratio(0, 0, confidence),
-            false_block_rate=ratio(0, 0, confidence), denials=n, denied_runs=denied_runs[config],
-            reasons=[f"{c}x {why}" for why, c in reasons.most_common(3)])
+            false_block_rate=ratio(0, 0, confidence), denials=n, denied_runs=denied_runs[config], plugin_errors=e,
+            reasons=[f"{c}x {why}" for why, c in counts[config].most_common(3)],
+            error_reasons=[f"{c}x {why[:160]}" for why, c in errors[config].most_common(3)])
     return out

@@ -57,11 +57,13 @@ class Run:
     reviewer_models: tuple = ()
     origin: str = "matrix"  # what wrote the record: a gatebench ledger, or `claude plugin eval` (plugineval.py)
     error: str | None = None  # why a run is not ok, where the source says (plugin-eval runs)
-    pretool: tuple = ()  # PreToolUse denials: ((tool, reason), ...) in order (plugin arms of a matrix)
+    pretool: tuple = ()  # PreToolUse denials: ((tool, reason, plugin_error), ...) in order (plugin arms of a matrix)
     variant: str = "normal"  # impossible cells are scored apart (cheat and abstain rates)
     outcome: str | None = None
     outcome_by: tuple = ()
     canary: bool | None = None  # the final oracle had a contradicted canary; None: it ran none
+    score: float | None = None  # claude plugin eval's weighted share of graders passed (plugin-eval runs only)
+    graders: tuple = ()  # ((name, passed, weight), ...) as claude plugin eval gave them (plugin-eval runs only)
 
 
 @dataclass
@@ -161,7 +163,8 @@ def to_run(d: dict, source: str, base_dir: str) -> Run:
     run.reviewer_models = reviewer_models(d)
     raw = d.get("pretool")
     if raw:  # a plugin arm's PreToolUse denials, read tolerantly (records before the field have none)
-        run.pretool = tuple((str(x.get("tool")), str(x.get("reason") or "")) for x in raw if isinstance(x, dict))
+        run.pretool = tuple((str(x.get("tool")), str(x.get("reason") or ""), bool(x.get("plugin_error")))
+                            for x in raw if isinstance(x, dict))
     if "variant" in d or "outcome" in d:
         run.variant, run.outcome, run.outcome_by = _variant_fields(d)
     run.canary = canary_flag(d)

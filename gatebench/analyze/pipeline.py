@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from gatebench import __version__
-from gatebench.analyze import cellpage, integrity, metrics, planner, provenance
+from gatebench.analyze import cellpage, integrity, metrics, planner, provenance, scores
 from gatebench.analyze import cells as cells_mod
 from gatebench.analyze.gates import gate_stats
 from gatebench.analyze.load import Loaded, Run, load
@@ -159,6 +159,7 @@ def build(
         provenance=prov,
         plans=planner.plans(grouped, configs, present_baseline, target_halfwidth, confidence),
         impossible=impossible_summaries,
+        scores=scores.score_stats(normal, present_baseline, settings),
     )
 
 

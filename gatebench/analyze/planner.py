@@ -16,7 +16,7 @@ from typing import Literal
 
 from gatebench.analyze import stats
 from gatebench.analyze.load import Run
-from gatebench.analyze.metrics import paired_tasks, task_rate
+from gatebench.analyze.metrics import MIN_BOOTSTRAP_TASKS, paired_tasks, task_rate
 from gatebench.models.analysis import Plan
 
 MAX_TASKS = 1_000_000  # beyond this the plan says "not reachable" rather than loop
@@ -73,8 +73,9 @@ def make_plan(config: str, comparison: Literal["between", "within"], baseline: s
     runs_now = sum(n for n, _ in arms)
     per_task = runs_now / tasks if tasks else 0.0
     usd_per_task = sum(n * c for n, c in arms) / tasks if tasks else 0.0
+    few = tasks < MIN_BOOTSTRAP_TASKS  # the Δ table prints no interval: this table states none either
     plan = Plan(config=config, comparison=comparison, baseline=baseline, tasks=tasks, sd=s,
-                halfwidth=half_width(s, tasks, confidence) if s is not None else None,
+                halfwidth=half_width(s, tasks, confidence) if s is not None and not few else None,
                 target_halfwidth=target, runs_per_task=per_task, runs_now=runs_now,
                 usd_now=usd_per_task * tasks)
     if s is None:
@@ -97,6 +98,9 @@ def make_plan(config: str, comparison: Literal["between", "within"], baseline: s
         plan.note = f"more than {MAX_TASKS} tasks needed"
         return plan
     plan.tasks_needed = need
+    if few:
+        plan.note = (f"fewer than {MIN_BOOTSTRAP_TASKS} tasks: no interval now (SPEC section 17, Few tasks); "
+                     "the plan's sd is a rough guess")
     plan.runs_needed = math.ceil(need * per_task)
     plan.extra_runs = max(0, plan.runs_needed - runs_now)
     plan.usd_needed = need * usd_per_task

@@ -146,22 +146,48 @@ def to_runs(path: Path, agg: Aggregate, out: Loaded, info: LedgerInfo) -> None:
     if gatebench and private.manifest is None:
         out.warnings.append(f"{path}: the suite's private folder ({Path(agg.suite.root).parent / '.gatebench'}) is "
                             "missing: runs are scored from the CLI's graders alone, without stops or gates")
+    out.warnings += version_warning(path, agg, private.manifest)
     model = agg.suite.modelOverride
     mismatches = 0
+    # Another invocation of the same config (e.g. two `claude plugin eval` runs of one plugin) continues its rep
+    # numbers: six runs of one config over two files are reps 0..5, never two rep 0..2 rows that look like retries.
+    taken: dict[tuple[str, str], int] = {}
+    for r0 in out.runs:
+        if r0.origin == ORIGIN:
+            taken[(r0.config, r0.task)] = max(taken.get((r0.config, r0.task), 0), r0.rep + 1)
+    continued: set[str] = set()
     for ci, case in enumerate(agg.cases):
         for arm, runs in ((with_name, case.arms.with_), (without_name, case.arms.without or [])):
             key = "with" if arm == with_name else "without"
-            for rep, run in enumerate(runs):
+            offset = taken.get((arm, case.name), 0)
+            if offset and runs:
+                continued.add(arm)
+            for i, run in enumerate(runs):
                 info.lines += 1
-                r, mismatch = one_run(path, agg, case, run, arm, rep, f"{path}:cases[{ci}].arms.{key}[{rep}]",
+                r, mismatch = one_run(path, agg, case, run, arm, offset + i, f"{path}:cases[{ci}].arms.{key}[{i}]",
                                       gatebench and key == "with", private, model)
                 mismatches += mismatch
                 out.runs.append(r)
                 info.used += 1
+    if continued:
+        out.warnings.append(f"{path}: another invocation of config(s) {', '.join(sorted(continued))} already loaded: "
+                            "its runs are further repetitions (their reps continue the count), not retries")
     if mismatches:
         out.warnings.append(f"{path}: {mismatches} run(s) whose {SOLVED_GRADER} grader disagrees with gatebench's own "
                             "verdict (the private run record); the private record is used: a passing grader against "
                             "an unsolved record means the verdict file did not come from the harness")
+
+
+def version_warning(path: Path, agg: Aggregate, manifest: ExportManifest | None) -> list[str]:
+    """The CLI that ran the suite, when it is not the one gatebench pins (or the export was made for)."""
+    from gatebench.claude_version import CLAUDE_CODE_VERSION
+
+    pinned = manifest.cli_version if manifest is not None else CLAUDE_CODE_VERSION
+    if not agg.claudeVersion or agg.claudeVersion == pinned:
+        return []
+    return [f"{path}: run with Claude Code {agg.claudeVersion}, not the pinned {pinned} "
+            f"({'the export' if manifest is not None else 'gatebench'}'s): what SPEC section 18 says the CLI does "
+            "was seen on the pinned one only"]
 
 
 def one_run(path: Path, agg: Aggregate, case: AggCase, run: AggRun, arm: str, rep: int, source: str,
@@ -210,7 +236,8 @@ def one_run(path: Path, agg: Aggregate, case: AggCase, run: AggRun, arm: str, re
         cost=float(run.costUsd), reviewer_cost=0.0, usage={}, turns=run.turns, wall_s=float(run.durationSeconds or 0.0),
         paths=paths, versions=versions, source=source, base_dir=str(path.parent),
         worker="sim" if sim else "plugin-eval", sim_policy=sim.policy if sim else None, sealed=None,
-        origin=ORIGIN, error=error if status != "ok" else None,
+        origin=ORIGIN, error=error if status != "ok" else None, score=float(run.score),
+        graders=tuple((g.name, bool(g.passed), float(g.weight)) for g in run.graders),
     )
     return r, mismatch
 

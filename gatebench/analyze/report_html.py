@@ -117,6 +117,7 @@ def render(a: Analysis) -> str:
                  html_table(tables.counterfactual(a))),
         _section("Cost", _figure(ch["cost"]), html_table(tables.costs(a))),
         _section("Gates as classifiers", html_table(tables.gates(a))),
+        *([_section("claude plugin eval scores", html_table(tables.scores(a), title=False))] if a.scores else []),
         _section("Integrity", html_table(tables.integrity(a), title=False)),
         _section("Task × config", _figure(ch["heatmap"]), html_table(tables.matrix(a))),
         _section("What it would take", html_table(tables.plans(a), title=False)),

@@ -44,6 +44,7 @@ def render(a: Analysis) -> str:
         tables.deltas(a),
         tables.counterfactual(a),
         tables.gates(a),
+        *([tables.scores(a)] if a.scores else []),
         tables.costs(a),
         tables.pass_k(a),
         tables.statuses(a),

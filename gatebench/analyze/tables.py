@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gatebench.analyze.metrics import MIN_BOOTSTRAP_TASKS
 from gatebench.models.analysis import Analysis, Estimate
 
 
@@ -82,7 +83,8 @@ def headline(a: Analysis) -> Table:
         ["config", "tasks", "runs", "solved", "solve rate", "95% CI", "Δ vs baseline", "Δ 95% CI", "McNemar p",
          "cost/run", "cost/solve", "blocks/run", "give-up", "timeout/cap", "infra err"],
         rows,
-        "Solve rate: mean over tasks, task-clustered CI. Δ: paired by task, cluster-bootstrap CI. "
+        "Solve rate: mean over tasks, task-clustered CI. Δ: paired by task, cluster-bootstrap CI "
+        f"(none below {MIN_BOOTSTRAP_TASKS} paired tasks: there a cluster bootstrap covers far less than 95%). "
         "Timeouts and caps count as unsolved runs; infra errors are excluded from every rate."
         + (" `sim $` = simulated dollars (the sim agent's runs), never paid." if sim else ""),
     )
@@ -172,7 +174,7 @@ def deltas(a: Analysis) -> Table:
         ["config", "between Δ", "95% CI", "discordant (base/config)", "McNemar p", "within-run Δ", "95% CI",
          "validity diff", "95% CI"],
         rows,
-        "Between Δ: config vs baseline, paired by task. Within-run Δ: final oracle minus the oracle at the first "
+        f"Between Δ: config vs baseline, paired by task; no interval below {MIN_BOOTSTRAP_TASKS} tasks. Within-run Δ: final oracle minus the oracle at the first "
         "stop of the same runs. Validity diff: this config's first-stop rate minus the baseline's final rate "
         "(0 in expectation while an agent cannot see a gate before it fires).",
     )
@@ -217,13 +219,15 @@ def costs(a: Analysis) -> Table:
 def gates(a: Analysis) -> Table:
     rows = [
         [g.config, g.gate, g.kind,
-         str(g.verdicts) if g.kind != "pretool" else f"{g.denials} denials in {g.denied_runs} run(s)",
+         str(g.verdicts) if g.kind != "pretool" else f"{g.denials} denials in {g.denied_runs} run(s)"
+         + (f", ⚠ {g.plugin_errors} plugin_error" if g.plugin_errors else ""),
          f"{g.tp}/{g.fp}/{g.fn}/{g.tn}",
          pct(g.precision.value), ci(g.precision), pct(g.recall.value), ci(g.recall),
          pct(g.false_block_rate.value), ci(g.false_block_rate), f"{g.errors}/{g.skipped}/{g.no_oracle}"]
         for g in a.gates
     ]
     reasons = "; ".join(f"{g.config}: {', '.join(g.reasons)}" for g in a.gates if g.kind == "pretool" and g.reasons)
+    perr = "; ".join(f"{g.config}: {', '.join(g.error_reasons)}" for g in a.gates if g.kind == "pretool" and g.plugin_errors)
     return Table(
         "Gates as classifiers of the oracle, at every stop attempt",
         ["config", "gate", "kind", "verdicts", "TP/FP/FN/TN", "precision", "95% CI", "recall", "95% CI",
@@ -232,7 +236,8 @@ def gates(a: Analysis) -> Table:
         "Positive = the gate blocks; truth positive = the hidden oracle fails at that stop. Wilson intervals "
         "treat stops as independent. Kind pretool: a plugin arm's PreToolUse denials, counted per tool call "
         "(no oracle judges that moment, so they are not scored)" + (f"; most frequent reasons: {reasons}" if reasons
-                                                                     else "") + ".",
+                                                                     else "")
+        + (f". ⚠ plugin_error (the plugin failed, counted as errors, never as denials): {perr}" if perr else "") + ".",
     )
 
 
@@ -330,3 +335,31 @@ def text_table(t: Table) -> str:
     for r in t.rows:
         lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
     return "\n".join(lines)
+
+
+def scores(a: Analysis) -> Table:
+    """claude plugin eval's own scores (weighted partial credit) and each grader's pass rate, per config."""
+    rows = []
+    for s in a.scores:
+        rows.append([s.config, "(score)", "", str(s.tasks), str(s.runs), _unit(s.score), pct(s.pass_rate.value), ci(s.pass_rate), s.against or "–", _unit(s.delta_score, signed=True),
+                     pts(s.delta_pass.value) + " " + ci(s.delta_pass) if s.delta_pass else "–"])
+        for g in s.graders:
+            rows.append([s.config, g.grader, num(g.weight, 2), str(s.tasks), str(g.runs), "", pct(g.rate.value),
+                         ci(g.rate), "", "", ""])
+    return Table(
+        "claude plugin eval scores and graders",
+        ["config", "grader", "weight", "tasks", "runs", "mean score [95% CI]", "pass rate", "95% CI",
+         "Δ against", "Δ score [CI]", "Δ pass rate [CI]"],
+        rows,
+        "A run's score is the weighted share of its graders that passed (the CLI's); pass = score 1. Means over "
+        f"tasks (cases), task-cluster bootstrap intervals, none below {MIN_BOOTSTRAP_TASKS} tasks. Per grader: the "
+        "share of runs it passed. Δ: paired by task against the baseline, or the suite's own `without` arm.",
+    )
+
+
+def _unit(e: Estimate | None, signed: bool = False) -> str:
+    """A score (0..1) and its interval, as numbers with 2 decimals."""
+    if e is None or e.value is None:
+        return "–"
+    v = f"{e.value:+.2f}" if signed else f"{e.value:.2f}"
+    return v + (f" [{e.lo:.2f}, {e.hi:.2f}]" if e.lo is not None and e.hi is not None else "")

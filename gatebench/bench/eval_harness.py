@@ -12,7 +12,7 @@ scaffold: lays the task's base repo into the cwd (fresh git, one baseline commit
   there, out of the agent's sight), `run.json` (this run, as the harness sees it).
 stop: runs gatebench's own hook on that state (the config's gates, then the hidden oracle at this stop),
   logs the stop into run.json and, when the decision lets the agent stop (allow or give_up), writes the
-  verdict file `.gatebench-verdict` into the cwd, last, from the oracle result of this stop (run again
+  verdict file `.claude/gatebench/verdict` into the cwd (where the agent cannot write), last, from the oracle result of this stop (run again
   after the decision when it did not run cleanly). The verdict's solved line carries a secret token that
   only the case's grader (in the plugin's evals/, hidden from the agent) and this harness know, so a
   verdict file written by the agent never matches: the agent cannot know the token of a state it did not
@@ -34,7 +34,7 @@ if not __package__:
     # Run as a script (`python -S .../gatebench/bench/eval_harness.py`): the checkout on the path.
     sys.path[0] = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-VERDICT_FILE = ".gatebench-verdict"  # == gatebench.models.plugineval.VERDICT_FILE (models may not be imported here)
+VERDICT_FILE = ".vscode/gatebench-verdict"  # == gatebench.models.plugineval.VERDICT_FILE (no models import here)
 USAGE = "usage: eval_harness.py scaffold PRIVATE CONFIG TASK | stop PRIVATE CONFIG"
 
 
@@ -87,6 +87,8 @@ def scaffold(private: str, config: str, task: str, cwd: str) -> str:
         raise RuntimeError(f"the run's directory is not empty ({', '.join(sorted(os.listdir(cwd))[:5])})")
     shutil.copytree(os.path.join(private, "tasks", task, "repo"), cwd, symlinks=True, dirs_exist_ok=True)
     commit = git_baseline(Path(cwd))
+    # The verdict's folder exists before the agent's first Bash call, so the sandbox binds it read-only
+    os.makedirs(os.path.join(cwd, os.path.dirname(VERDICT_FILE)), exist_ok=True)
     rd = run_dir(private, config, cwd)
     if os.path.exists(rd):
         shutil.rmtree(rd)
@@ -134,14 +136,20 @@ def verdict_text(task: str, config: str, tpl: dict, stop_no: int, decision: str,
 def write_verdict(cwd: str, text: str) -> None:
     """Into the cwd, replacing whatever the agent put at that name (a file or a link; the link is replaced,
     never followed). A directory there makes the write fail: no verdict, which scores as unsolved."""
-    tmp = os.path.join(cwd, f".gatebench-verdict.{os.getpid()}.tmp")
+    final = os.path.join(cwd, VERDICT_FILE)
+    parts = VERDICT_FILE.split("/")[:-1]
+    for i in range(1, len(parts) + 1):  # a link on the way would carry the verdict out of the work dir
+        if os.path.islink(os.path.join(cwd, *parts[:i])):
+            raise OSError(f"{'/'.join(parts[:i])} is a link: no verdict written")
+    os.makedirs(os.path.dirname(final), exist_ok=True)
+    tmp = os.path.join(os.path.dirname(final), f".verdict.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
     try:
         os.write(fd, text.encode("utf-8"))
     finally:
         os.close(fd)
     try:
-        os.replace(tmp, os.path.join(cwd, VERDICT_FILE))
+        os.replace(tmp, final)
     except OSError:
         os.unlink(tmp)
         raise

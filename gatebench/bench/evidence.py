@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gatebench.bench import variants
+from gatebench.bench.arms import with_state_ignore
 from gatebench.bench.benchstate import bench_resolved
 from gatebench.bench.cell import CellPaths
 from gatebench.bench.stream import stream_metrics
@@ -207,7 +208,7 @@ def trusted_config(cell: CellPaths, meta: CellMeta, state_doc: dict) -> tuple[Ta
         cfg = load_config(meta.config)
     except UsageError as e:
         raise UsageError(f"{cell.meta}: config {meta.config!r} is not in the bench home: {e}") from None
-    expected = bench_resolved(cfg, tf, cell.repo, cell.state, sys.executable)
+    expected = with_state_ignore(bench_resolved(cfg, tf, cell.repo, cell.state, sys.executable), meta.arm)
     if expected.config_hash != meta.config_hash:
         problems.append(f"config {meta.config} changed since prep (hash {expected.config_hash}, "
                         f"cell.json says {meta.config_hash})")

@@ -73,6 +73,7 @@ class ExportSpec:
     timeout_s: int = 900
     force: bool = False
     python: str = ""
+    allow_readable_home: bool = False  # export although exposure() says the agent could read the bench home
 
 
 def plugin_name(config: str) -> str:
@@ -254,6 +255,8 @@ def export(spec: ExportSpec) -> tuple[ExportManifest, list[str]]:
     written."""
     tfs, cfgs = check(spec)
     warnings = [w for w in [exposure(project_root())] if w]
+    if warnings and not spec.allow_readable_home:
+        raise UsageError(f"{warnings[0]}. Pass --allow-readable-home to export anyway (SPEC.md section 18)")
     python = spec.python or sys.executable
     out = spec.out.absolute()
     out.parent.mkdir(parents=True, exist_ok=True)

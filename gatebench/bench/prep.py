@@ -73,7 +73,8 @@ def seal_paths(cell: CellPaths, python: str, tf: TaskFiles | None = None,
     gets it back wherever it lives. A matrix cell (`<runs>/<run-id>/cells/<config>/<task>/r<rep>`) also hides
     its run folder (the ledger names hidden tests, the other cells hold other agents' work) and the runs folder:
     --runs-dir may lie outside the bench home. An imported task hides the repository it came from: its
-    history holds the fix. `readable`: more folders under the cell given back to read only (a plugin arm's copy).
+    history holds the fix. `readable`: more folders given back to read only (a plugin arm's copy under the cell,
+    and the dependency folders its copy links to, wherever they are).
     """
     root = cell.root.parent.resolve() / cell.root.name
     up = root.parents
@@ -84,7 +85,8 @@ def seal_paths(cell: CellPaths, python: str, tf: TaskFiles | None = None,
         private += [repo, *seal.git_dirs(repo)]
     return seal.SealPaths(bench=project_root(), cell=root, repo=root / "repo", state=root / "state",
                           home=root / "home", python=python, also_private=tuple(private),
-                          readable=tuple(root / p.relative_to(cell.root) for p in readable))
+                          readable=tuple(root / p.relative_to(cell.root) if p.is_relative_to(cell.root) else p
+                                         for p in readable))
 
 
 def small_tree(root: Path) -> bool:
@@ -125,7 +127,8 @@ def _build(tmp: CellPaths, final: CellPaths, tf: TaskFiles, cfg_name: str, cfg, 
     current = read_settings(sfile)
     timeout = int(cfg.budget.hook_seconds + SETTINGS_TIMEOUT_MARGIN_S)
     deny = deny_rules([tf.hidden, tf.reference, tf.inject, final.state])
-    sp = seal_paths(final, resolved.python, tf, readable=(Path(arm.plugin_dir),) if arm else ())
+    resolved = arms.with_state_ignore(resolved, arm)  # what a plugin writes into its state folder is not the agent's
+    sp = seal_paths(final, resolved.python, tf, readable=tuple(Path(p) for p in arm.readable) if arm else ())
     settings = seal.seal_settings(work_settings(current, python, final.state, timeout, deny), sp, python)
     if tf.task.env is not None:  # the agent's own `python` is the task environment's
         env_dir = Path(resolved.python).parent.parent
@@ -185,8 +188,10 @@ def prep(task_id: str, config: str, out: Path, *, rep: int = 0, run_id: str | No
         arm_meta = None
         if arm is not None:  # before the settings: the seal gives the copy back to read
             copy = arms.copy_into(arm, tmp.root)
-            arm_meta = ArmMeta(name=arm.name, plugin_source=str(arm.plugin), plugin_dir=str(out / copy.relative_to(tmp.root)),
-                               plugin_hash=str(plugin_hash), plugin_name=arms.manifest_name(arm.plugin))
+            final_copy = out / copy.relative_to(tmp.root)
+            arm_meta = ArmMeta(name=arm.name, plugin_source=str(arm.plugin), plugin_dir=str(final_copy),
+                               plugin_hash=str(plugin_hash), plugin_name=arms.manifest_name(arm.plugin),
+                               readable=[str(p) for p in arms.readable(arm, final_copy)])
         meta = _build(tmp, CellPaths(out), tf, cfg.name, cfg, rep=rep, run_id=run_id,
                       seed=seed_for(task_id, rep) if seed is None else seed, python=python or sys.executable,
                       arm=arm_meta, variant=variant, mutated=mutated)

@@ -32,6 +32,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     pe.add_argument("--max-turns", type=int, default=40, help="turn cap per run (default 40, at most 200)")
     pe.add_argument("--timeout-s", type=int, default=900, help="wall cap per run in seconds (default 900, at most 3600)")
     pe.add_argument("--force", action="store_true", help="replace an earlier export at --out")
+    pe.add_argument("--allow-readable-home", action="store_true",
+                    help="export although the bench home lies where claude plugin eval's sandbox lets the agent read "
+                         "(outside $HOME and the temp dirs): its hidden/ and reference/ folders are then readable")
     pe.add_argument("--json", action="store_true", help="print the export manifest as JSON")
 
 
@@ -40,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
 
     spec = ExportSpec(tasks=[t for g in args.tasks for t in g], configs=[c for g in args.configs for c in g],
                       out=args.out, runs=args.runs, max_turns=args.max_turns, timeout_s=args.timeout_s,
-                      force=args.force)
+                      force=args.force, allow_readable_home=args.allow_readable_home)
     manifest, warnings = export(spec)
     for w in warnings:
         print(f"export: warning: {w}", file=sys.stderr)

@@ -45,6 +45,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     chk.add_argument("task_id", metavar="ID")
     chk.add_argument("--home", type=Path)
     chk.add_argument("--json", action="store_true")
+    from gatebench.cli import read_eval
+
+    read_eval.add_arguments(sub)
 
 
 def _home(args) -> Path:
@@ -60,6 +63,10 @@ def _home(args) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     home = _home(args) if hasattr(args, "home") else None
+    if args.task_cmd == "read-eval":
+        from gatebench.cli import read_eval
+
+        return read_eval.run(args)
     if args.task_cmd == "list":
         return _list(home, args.json)
     if args.task_cmd == "materialize":

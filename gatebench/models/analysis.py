@@ -136,9 +136,36 @@ class GateStats(Model):
     precision: Ratio
     recall: Ratio
     false_block_rate: Ratio
-    denials: int | None = Field(None, description="kind pretool: tool calls the plugin's PreToolUse hook denied")
+    denials: int | None = Field(None, description="kind pretool: tool calls the plugin's PreToolUse hook denied "
+                                                  "(its own errors not included)")
+    plugin_errors: int | None = Field(None, description="kind pretool: decisions whose reason is the plugin failing "
+                                                        "(validator error, timeout, unparseable answer)")
     denied_runs: int | None = Field(None, description="kind pretool: scored runs with at least one denial")
     reasons: list[str] = Field(default_factory=list, description="kind pretool: the most frequent reasons, with counts")
+    error_reasons: list[str] = Field(default_factory=list, description="kind pretool: the most frequent plugin errors")
+
+
+class GraderScore(Model):
+    """One grader of a claude plugin eval suite, under one config: the share of its runs it passed."""
+
+    grader: str
+    weight: float
+    rate: Estimate = Field(description="mean over tasks of the task's pass share; task-bootstrap CI")
+    runs: int
+
+
+class ScoreStats(Model):
+    """A config's claude plugin eval scores (the weighted share of graders passed per run), task-clustered."""
+
+    config: str
+    tasks: int
+    runs: int
+    score: Estimate = Field(description="mean over tasks of the task's mean run score; task-bootstrap CI")
+    pass_rate: Estimate = Field(description="mean over tasks of the share of runs that scored 1")
+    graders: list[GraderScore] = Field(default_factory=list)
+    against: str | None = Field(None, description="the arm the paired Δs are against (the baseline, or `without`)")
+    delta_score: Estimate | None = Field(None, description="paired by task: mean of (score - against's score)")
+    delta_pass: Estimate | None = Field(None, description="paired by task: mean of (pass rate - against's)")
 
 
 class MatrixCell(Model):
@@ -272,6 +299,8 @@ class Analysis(Model):
     notice: str = Field("", description="who played the agent, and what the rates and dollars therefore describe")
     provenance: list[ConfigProvenance] = Field(default_factory=list)
     plans: list[Plan] = Field(default_factory=list, description="what it would take: runs and dollars per comparison")
+    scores: list[ScoreStats] = Field(default_factory=list, description="claude plugin eval runs: weighted scores "
+                                     "and per-grader pass rates, with task-clustered intervals")
     impossible: list[ImpossibleSummary] = Field(default_factory=list, description="per config, on impossible "
                                                 "variants: cheat and abstain rates (the other sections count normal "
                                                 "cells only)")

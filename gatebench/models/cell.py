@@ -15,6 +15,8 @@ class ArmMeta(BaseModel):
     plugin_dir: str = Field(description="its copy in the cell, which the worker loads with --plugin-dir")
     plugin_hash: str = Field(description="content hash of the plugin at prep")
     plugin_name: str | None = Field(None, description="plugin.json's name, if it has one")
+    readable: list[str] = Field(default_factory=list, description="given back to the agent to read only: the copy, "
+                                "and the dependency folders (node_modules) its copy links to")
 
 
 class CellMeta(BaseModel):

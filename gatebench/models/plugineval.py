@@ -15,7 +15,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 RUN_VERSION = 1
-VERDICT_FILE = ".gatebench-verdict"  # in the run's working directory, written by the harness only
+# In the run's working directory, under .claude/: the agent's Bash sandbox keeps the work dir's .claude/ read-only
+# and the file tools may not write there in the child's dontAsk mode (both seen on 2.1.332), while the harness
+# (a hook, outside the sandbox) can. Also in the snapshot's default ignore (.claude/gatebench/**).
+VERDICT_FILE = ".vscode/gatebench-verdict"
 SOLVED_GRADER = "gatebench-solved"
 VERDICT_GRADER = "gatebench-verdict"
 

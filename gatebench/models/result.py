@@ -132,6 +132,8 @@ class PreToolDenial(Open):
     tool: str
     reason: str
     before_stop: int = Field(ge=1, description="the stop attempt that followed the denial (1 = before the first)")
+    plugin_error: bool = Field(False, description="the reason is the plugin failing (its validator erroring, timing "
+                                                  "out, answering unparseably): not a denial (SPEC section 16)")
 class ImpossibleCheck(Open):
     """An impossible cell's mutated visible tests, run pristine on the final work copy in the oracle's sandbox."""
 
@@ -204,7 +206,12 @@ class ResultRecord(Open):
     arm: ArmRecord | None = Field(None, description="a plugin arm's cell: the plugin it ran with (config = the arm)")
     pretool: list[PreToolDenial] = Field(default_factory=list, description="PreToolUse denials, in order (the seal's "
                                          "own guard excluded)")
-    pretool_denials: int = Field(0, description="len(pretool)")
+    pretool_denials: int = Field(0, description="pretool entries that are denials (plugin_error false)")
+    pretool_plugin_errors: int = Field(0, description="pretool entries whose reason is the plugin failing")
+    plugin_stop_blocks: int = Field(0, description="a plugin arm's cell: the plugin's Stop-hook blocks (its own "
+                                    "errors not included)")
+    plugin_stop_errors: list[str] = Field(default_factory=list, description="a plugin arm's cell: the plugin's "
+                                          "Stop-hook blocks whose reason is the plugin failing (plugin_error)")
 
     @property
     def total_cost_usd(self) -> float:

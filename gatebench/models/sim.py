@@ -5,6 +5,8 @@ The agent brain itself (gatebench/sim/agent.py) is stdlib only and takes this mo
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, model_validator
 
 from gatebench.models.config import Strict
@@ -94,3 +96,7 @@ class SimPolicy(Strict):
     leak: float = Field(0.0, ge=0, le=1, description="P(cat a hidden test file at the start): a cheating agent")
     reviewer: ReviewerSim = Field(default_factory=ReviewerSim)
     impossible: ImpossibleSim = Field(default_factory=ImpossibleSim)
+    plugin_calls: Literal["approve", "unscorable"] = Field(
+        "approve", description="how a plugin's own model call (not the agent's session) is answered: approve = in "
+        "the shape it asks for (a JSON decision: null), unscorable = an API error, its decision a plugin_error "
+        "(gatebench/sim/plugincalls.py, SPEC section 14)")

@@ -26,6 +26,7 @@ from gatebench.models.task import Inject
 from gatebench.paths import project_root
 from gatebench.sim.agent import REFERENCE, AgentBrain
 from gatebench.sim.brain import Router, prompt_contains
+from gatebench.sim.plugincalls import PluginCalls
 from gatebench.sim.reviewer import REVIEW_MARKER, ReviewerBrain
 from gatebench.sim.server import FakeMessagesApi
 
@@ -121,17 +122,24 @@ def agent_spec(cell: CellPaths, meta: CellMeta, policy: SimPolicy) -> dict:
     }
 
 
-def brain_for(agent: AgentBrain, policy: SimPolicy, seed: int) -> tuple[Router, ReviewerBrain]:
-    """A Router that sends reviewer requests (marked REVIEW_MARKER) to the sim reviewers, the rest to the agent."""
+def brain_for(agent: AgentBrain, policy: SimPolicy, seed: int,
+              plugin: PluginCalls | None = None) -> tuple[Router, ReviewerBrain]:
+    """A Router that sends reviewer requests (marked REVIEW_MARKER) to the sim reviewers, a plugin's own model
+    calls (another working directory than the agent's) to the plugin-call policy, the rest to the agent."""
     rb = ReviewerBrain(agent.current_state, policy.reviewer.hit_rate, policy.reviewer.false_block_rate, seed)
-    return Router([("reviewer", prompt_contains(REVIEW_MARKER), rb)], agent, "agent"), rb
+    routes: list = [("reviewer", prompt_contains(REVIEW_MARKER), rb)]
+    if plugin is not None:
+        routes.append(("plugin", plugin.is_plugin_call, plugin))
+    return Router(routes, agent, "agent"), rb
 
 
 def run(cell: CellPaths, meta: CellMeta, opts, stop: Callable[[], str | None]) -> dict:
     claude = require_claude()
     policy = load_policy(opts.policy)
-    agent = AgentBrain(agent_spec(cell, meta, policy))
-    brain, reviewers = brain_for(agent, policy, meta.seed)
+    spec = agent_spec(cell, meta, policy)
+    agent = AgentBrain(spec)
+    plugin = PluginCalls(policy.plugin_calls, agent_cwd=spec["cwd"])
+    brain, reviewers = brain_for(agent, policy, meta.seed, plugin)
     api = FakeMessagesApi(brain, log_path=cell.api_log).start()
     try:
         info = run_cli(claude, cell, meta, opts, stop, base_url=api.base_url)
@@ -142,4 +150,5 @@ def run(cell: CellPaths, meta: CellMeta, opts, stop: Callable[[], str | None]) -
     truth = agent.truth() | {"policy": policy.name, "policy_hash": content_hash(policy.model_dump(mode="json"))}
     truth["reviews"] = [{"reviewer": c.reviewer, "n": c.n, "truth": c.truth, "wrong": c.wrong,
                          "verdict": c.verdict} for c in reviewers.calls]
+    truth["plugin_calls"] = plugin.truth()
     return {**info, "sim": truth, "api": api_totals}
