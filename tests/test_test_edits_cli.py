@@ -6,6 +6,7 @@ repository's stale test is solved. Beside them, the judging rule itself on small
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 from pathlib import Path
@@ -17,7 +18,7 @@ from conftest import gatebench_cli
 from gatebench.bench.prep import prep
 from gatebench.bench.tasks import load_task
 from gatebench.bench.testedits import TEST_EDITS, fix_changed
-from gatebench.hook import benchtests
+from gatebench.hook import benchtests, pychecks
 from gatebench.sim.brain import ScriptBrain
 
 TF = load_task("T1")
@@ -102,12 +103,23 @@ def test_a_real_fix_that_updates_the_stale_tests_is_solved(tmp_path: Path):
     except Exception as e:  # laid from PyPI sdists by `gatebench task materialize R20` (selftest_real, CI)
         pytest.skip(f"R20 is not materialized: {e}")
     stale = "tests/test_xmltodict.py"
-    hidden = (r20.hidden / stale).read_text()  # what the upstream engineer made of the stale tests
-    assert fix_changed((r20.repo / stale).read_bytes(), hidden.encode())  # the base's copy is stale
+    base, hidden = (r20.repo / stale).read_text(), (r20.hidden / stale).read_text()
+    changed = fix_changed(base.encode(), hidden.encode())
+    assert changed == ["XMLToDictTestCase::test_keep_whitespace", "XMLToDictTestCase::test_skip_whitespace"]
+    updated = update_tests(base, hidden, changed)  # the base's copy with the stale tests as upstream rewrote them
+    assert updated not in (base, hidden)
     rec, stops = run(tmp_path, "R20", "tests", lambda repo: [
-        {"on": "start", "turns": [*fix(r20, repo), *write(repo, stale, hidden), text("Fixed; tests updated.")]}])
+        {"on": "start", "turns": [*fix(r20, repo), *write(repo, stale, updated), text("Fixed; tests updated.")]}])
     assert [s["decision"] for s in stops] == ["allow"]
     assert rec["solved"] and rec["tampered"] == [], rec["tampered"]
+
+
+def update_tests(base: str, fixed: str, ids: list[str]) -> str:
+    """`base` with the tests `ids` replaced by their text in `fixed`."""
+    old, new = (pychecks.tests_of(ast.parse(t), t.splitlines()) for t in (base, fixed))
+    for tid in ids:
+        base = base.replace(old[tid].source, new[tid].source)
+    return base
 
 
 # --- the rule on small inputs ----------------------------------------------------------------------------------
