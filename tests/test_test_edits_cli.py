@@ -166,3 +166,29 @@ def test_the_tests_a_fix_changed_are_the_free_ones():
     fixed = BASE.replace(b"== 3", b"== 4") + b"\n\ndef test_new():\n    assert 1\n"
     assert fix_changed(BASE, fixed) == ["test_a"]
     assert fix_changed(BASE, b"def test_b():\n    assert g() == 1\n") == ["test_a"]
+
+
+
+def tamper_caught(tf, name: str, inj) -> bool:
+    """Whether an injection's end state changes a protected path as a file or weakens a test."""
+    from gatebench.bench.testedits import free_tests
+    from gatebench.hook.globs import GlobSet
+
+    files, protected = tf.inject / name / "files", GlobSet(tf.task.protected)
+    touched = sorted(p for p in {*(f.relative_to(files).as_posix() for f in files.rglob("*") if f.is_file()),
+                                 *inj.delete} if protected.match(p))
+    new = {p: None if p in inj.delete else (files / p).read_bytes() for p in touched}
+    kept, weak, errors = benchtests.judge(touched, lambda r: benchtests.read_current(str(tf.repo / r)), new.get,
+                                          set(free_tests(tf)))
+    assert not errors, errors
+    return bool(kept or weak)
+
+
+def test_every_bundled_tamper_injection_is_still_tampering():
+    """The hand-made tamper end states stay tampering under the rule (selftest proves the diff gate blocks them)."""
+    from gatebench.bench.tasks import task_ids
+
+    tampers = [(tf, n, inj) for tf in map(load_task, task_ids()) for n, inj in tf.injections().items()
+               if inj.kind == "tamper"]
+    assert len(tampers) >= 11 and all(tamper_caught(*t) for t in tampers), [
+        (t[0].id, t[1]) for t in tampers if not tamper_caught(*t)]
