@@ -196,3 +196,26 @@ def test_every_bundled_tamper_injection_is_still_tampering():
                if inj.kind == "tamper"]
     assert len(tampers) >= 11 and all(tamper_caught(*t) for t in tampers), [
         (t[0].id, t[1]) for t in tampers if not tamper_caught(*t)]
+
+
+def test_each_regression_test_the_sim_agent_adds_fails_on_the_base_and_passes_with_the_reference(tmp_path: Path):
+    import shutil
+    import subprocess
+    import sys
+
+    from gatebench.bench.tasks import apply_state, overlay, task_ids
+
+    tasks = [tf for tf in map(load_task, task_ids()) if (tf.dir / "regression").is_dir()]
+    assert [tf.id for tf in tasks] == ["T1", "T3", "T4"]
+    for tf in tasks:
+        for state, want in (("base", 1), ("reference", 0)):
+            repo = tmp_path / f"{tf.id}-{state}"
+            shutil.copytree(tf.repo, repo)
+            apply_state(tf, state, repo)
+            added = overlay(tf.dir / "regression", repo)
+            assert added and all(benchtests.by_checks(p) and not (tf.repo / p).exists() for p in added)
+            r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                *(added if want else ["tests"])], cwd=repo, capture_output=True, text=True, timeout=120)
+            assert r.returncode == want, (tf.id, state, r.stdout[-2000:])
+            if want:  # on the base it is the regression test that fails, not only the task's own tests
+                assert all(f"FAILED {p}" in r.stdout for p in added), (tf.id, r.stdout[-2000:])
