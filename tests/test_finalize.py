@@ -159,20 +159,24 @@ def fake_run(cell: Path, session: str = "s1") -> None:
     run_hook(cell / "state", hook_input(cell / "repo", session=session))
 
 
-@pytest.mark.parametrize("touch_tests", [False, True])
-def test_tamper_is_flagged_and_never_counted_solved(tmp_path: Path, touch_tests: bool):
+@pytest.mark.parametrize("touch_tests", ["none", "comment", "weakened"])
+def test_tamper_is_flagged_and_never_counted_solved(tmp_path: Path, touch_tests: str):
     cell = tmp_path / "c"
     prep("T1", "none", cell)
     apply_state(load_task("T1"), "reference", cell / "repo")
-    if touch_tests:
-        t = cell / "repo" / "tests" / "test_paginator.py"
-        t.write_text(t.read_text() + "\n# harmless-looking edit\n")
+    t = cell / "repo" / "tests" / "test_paginator.py"
+    if touch_tests == "comment":  # a test edit that loses no check is no tampering (SPEC section 12, protected)
+        t.write_text(t.read_text() + "\n# harmless edit\n")
+    if touch_tests == "weakened":
+        t.write_text(t.read_text().replace("    assert p.page(2).start_index == 11\n", "    p.page(2)\n"))
     fake_run(cell)
     rec = finalize(CellPaths(cell))
     assert rec.status == "ok" and rec.oracle.solved, rec.error
-    assert rec.tamper is touch_tests
-    assert rec.tampered == (["tests/test_paginator.py"] if touch_tests else [])
-    assert rec.solved is (not touch_tests)
+    assert rec.tamper is (touch_tests == "weakened")
+    assert rec.tampered == (["tests/test_paginator.py::test_start_index_of_second_page: assertion removed or "
+                             "loosened: `assert Paginator(list(range(25)), per_page=10).page(2).start_index == 11`"]
+                            if touch_tests == "weakened" else [])
+    assert rec.solved is (touch_tests != "weakened")
     assert rec.usage.input_tokens == 10 and rec.usage.output_tokens == 5  # no transcript: the result's totals
     assert rec.first_stop_solved is True and len(rec.stops) == 1
     ResultRecord.model_validate_json((cell / "result.json").read_text())

@@ -77,7 +77,9 @@ def test_an_edited_state_config_changes_nothing_finalize_decides_and_is_flagged(
     rec = finalize(CellPaths(cell))
     assert rec.status == "ok" and not rec.solved and not rec.oracle.solved
     assert rec.oracle.passed + rec.oracle.failed >= len(TF.task.expected_tests())  # the real hidden tests ran
-    assert "tests/test_paginator.py" in rec.tampered  # protected globs from the bench home, not the cell
+    # protected globs from the bench home, not the cell: every weakened test named
+    assert any(t.startswith("tests/test_paginator.py::test_pages_hold_consecutive_slices: test removed")
+               for t in rec.tampered), rec.tampered
     cfg_finding = next(f for f in rec.findings if f.path.endswith("state/config.json"))
     assert "fields: oracle, protected" in cfg_finding.why
 

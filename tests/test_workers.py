@@ -64,6 +64,23 @@ def test_sim_metrics_read_from_the_real_cli_equal_what_the_fake_api_counted(tmp_
     assert rec.cost_usd > 0 and rec.wall_s > 0
 
 
+FIX_WITH_A_TEST = """name: fix-with-a-test
+first: {reference: 1, inject: {}}
+regression_test: 1
+run_tests: 1
+"""
+
+
+@pytest.mark.cli
+def test_the_sim_agent_adds_the_tasks_regression_test_and_the_cell_is_solved(tmp_path: Path):
+    _info, rec = sim_cell(tmp_path, "tests", policy(tmp_path, FIX_WITH_A_TEST))
+    assert rec.status == "ok", rec.error
+    assert rec.sim.states == ["reference+test"] and [s.decision for s in rec.stops] == ["allow"]
+    regression = (tmp_path / "c" / "repo" / "tests" / "test_regression_pages.py").read_text()
+    assert regression == (Path(__file__).parents[1] / "tasks/T1/regression/tests/test_regression_pages.py").read_text()
+    assert rec.solved and not rec.tamper and rec.tampered == []
+
+
 @pytest.mark.cli
 def test_a_sim_run_is_deterministic_given_its_seed(tmp_path: Path):
     pol = "default"
@@ -187,6 +204,20 @@ def test_agent_reads_an_existing_file_before_writing_it_and_stops_in_its_state()
     calls = [c for t in turns for c in tools(t)]
     assert calls == [("Read", "/W/a.py"), ("Write", "/W/a.py"), ("Write", "/W/new.py")]
     assert a.state == "reference" and a.stops == ["reference"]
+
+
+def test_agent_adds_the_regression_test_by_its_odds_and_keeps_it_on_a_later_fix():
+    a = agent({"first": {"reference": 1, "inject": {}}, "edit": 0, "regression_test": 1,
+               "after_block": {"fix": 1, "repeat": 0, "other": 0}})
+    a.spec["regression"] = {"tests/test_reg.py": "def test_r():\n    assert 1\n"}
+    run_to_stop(a, request())
+    assert a.state == "reference+test" and a.disk["tests/test_reg.py"].startswith("def test_r")
+    blocked(a, "tests fail")
+    assert a.stops == ["reference+test", "reference+test"] and a.actions == ["first:reference+test", "fix"]
+    never = agent({"first": {"reference": 1, "inject": {}}, "edit": 0, "regression_test": 0})
+    never.spec["regression"] = {"tests/test_reg.py": "x\n"}
+    run_to_stop(never, request())
+    assert never.state == "reference" and "tests/test_reg.py" not in never.disk
 
 
 def test_agent_after_a_block_follows_its_policy():

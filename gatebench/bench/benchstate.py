@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from gatebench.bench.tasks import TaskFiles
+from gatebench.bench.testedits import agent_prompt, free_tests
 from gatebench.installer.configs import resolve
 from gatebench.installer.statedir import write_state
 from gatebench.models.config import GateConfig, OracleBinding, ResolvedConfig, TaskBinding
@@ -37,11 +38,13 @@ def bench_resolved(cfg: GateConfig, tf: TaskFiles, repo: Path, state: Path, pyth
         mode="bench",
         repo=repo,
         state_dir=state,
-        task=TaskBinding(id=t.id, prompt=t.prompt, test_command=t.visible.command, test_timeout_s=t.visible.timeout_s),
+        task=TaskBinding(id=t.id, prompt=agent_prompt(t.prompt), test_command=t.visible.command,
+                         test_timeout_s=t.visible.timeout_s),
         oracle=oracle_binding(tf),
         task_protected=t.protected,
         task_ignore=t.ignore,
         python=python or sys.executable,
+        free_tests=free_tests(tf),
     )
 
 

@@ -138,8 +138,8 @@ class Stop:
     """One stop attempt as it goes through its steps: what was read, and what the error path still needs
     (the config's on_error and block budget, the session as far as it got)."""
 
-    __slots__ = ("attempt", "block_budget", "cfg", "deadline", "errors", "event", "hook_input", "on_error", "paths",
-                 "raw", "repo", "resolved", "session", "sid", "state_dir", "t0")
+    __slots__ = ("attempt", "bench_weakened", "block_budget", "cfg", "deadline", "errors", "event", "hook_input",
+                 "on_error", "paths", "raw", "repo", "resolved", "session", "sid", "state_dir", "t0")
     hook_input: dict
     sid: str
     state_dir: str
@@ -156,6 +156,7 @@ class Stop:
         self.attempt = 0
         self.deadline = t0
         self.repo = ""
+        self.bench_weakened: list[dict] = []  # bench mode: weakened protected tests (bench_test_edits)
 
     @property
     def bench(self) -> bool:
@@ -215,6 +216,8 @@ def take_diff(s: Stop) -> tuple[snapshot.Snap, list[str], list[str]]:
     protected = GlobSet(s.resolved.get("protected") or s.cfg.get("protected") or [])
     stray_globs = GlobSet(s.cfg.get("stray") or [])
     touched = [p for p in d.paths if protected.match(p)]
+    if s.bench and touched:
+        touched = bench_test_edits(s, snap, touched)
     stray = [p for p in d.created if stray_globs.match(p)]
     s.event["diff"] = diff_summary(d, touched, stray)
     s.event["snapshot"] = {"files": snap.files, "hashed": snap.hashed, "via": snap.via}
@@ -223,6 +226,28 @@ def take_diff(s: Stop) -> tuple[snapshot.Snap, list[str], list[str]]:
     if s.bench:  # finalize reuses this stop's oracle result only if the final tree hashes the same
         s.event["snapshot"]["tree"] = snap.tree_hash()
     return snap, touched, stray
+
+
+def bench_test_edits(s: Stop, snap: snapshot.Snap, touched: list[str]) -> list[str]:
+    """Bench mode: the protected paths a stop must answer for. Test modules are judged by their checks
+    (hook/benchtests.py): added tests and updated free tests drop out, a weakened module stays in."""
+    from gatebench.hook import benchtests
+
+    def old(rel: str) -> bytes | None:
+        if rel not in snap.baseline:
+            return None
+        data = snapshot.read_blob(s.paths.blobs, snap.baseline[rel][0])
+        if data is None:
+            raise OSError(2, "its baseline content is missing from the snapshot store")
+        return data
+
+    def new(rel: str) -> bytes | None:
+        return benchtests.read_current(os.path.join(s.repo, rel)) if rel in snap.now else None
+
+    files, weak, errors = benchtests.judge(touched, old, new, set(s.resolved.get("free_tests") or []))
+    s.errors.extend(errors)
+    s.bench_weakened = weak
+    return sorted({*files, *benchtests.weakened_paths(weak)})
 
 
 def run_oracle(s: Stop) -> tuple[Baseline | None, dict | None]:
@@ -348,7 +373,7 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
             diff=snap.diff, protected_touched=touched, stray=stray, resolved=s.resolved, session=s.session,
             attempt=s.attempt, last_message=s.event["last_assistant_message"], deadline=s.deadline,
             oracle=oracle_result, transcript_path=s.hook_input.get("transcript_path"), hook_stdin=s.raw,
-            honest_claim=claim, harness=base,
+            honest_claim=claim, harness=base, weakened=s.bench_weakened,
         )
         s.event["gates"] = gate_events = run_gates(s.cfg, ctx)
         dec = decide_stop(s, gate_events, claim)

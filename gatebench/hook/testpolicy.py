@@ -14,7 +14,8 @@ statement's header, keyed by the headers that enclose it, pooled over the curren
 gate (`installed_tests.py`) adds what only running can show: the original of every weakened test
 runs, and the runner's report is compared with the baseline's (`testresults.py`).
 
-Bench mode never comes here: there the task's `protected` globs and the pristine tests decide.
+Bench mode uses only the source checks, on the task's protected test modules (`benchtests.py`); there the
+task's `protected` globs and the pristine tests decide.
 """
 
 from __future__ import annotations

@@ -39,6 +39,7 @@ def resolve(
     task_protected: list[str] | None = None,
     task_ignore: list[str] | None = None,
     python: str | None = None,
+    free_tests: list[str] | None = None,
 ) -> ResolvedConfig:
     """Everything the stdlib hook needs, in one validated document.
 
@@ -66,6 +67,7 @@ def resolve(
         protected=protected,
         ignore=ignore,
         reviewers=reviewers,
+        free_tests=list(free_tests or []),
     )
 
 

@@ -187,5 +187,8 @@ class ResolvedConfig(Strict):
     private: list[str] = Field(
         default_factory=list, description="bench mode: more folders a block reason never names (shown as <private>)"
     )
+    free_tests: list[str] = Field(
+        default_factory=list, description="bench mode: visible test ids (path::name) the agent may rewrite: the fix "
+        "makes them stale (the task's `stale_tests`, and the tests the fix changed in a file the oracle lays over)")
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)

@@ -110,7 +110,7 @@ class SimTruth(Open):
 
     policy: str
     seed: int
-    first_state: str = Field(description="'reference' or 'inject:<name>'")
+    first_state: str = Field(description="'reference', 'reference+test' (with the task's regression test) or 'inject:<name>'")
     states: list[str] = Field(default_factory=list, description="every end state written, in order")
     final_state: str | None = None
     actions: list[str] = Field(default_factory=list, description="what the scripted agent did, in order")

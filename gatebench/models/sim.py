@@ -94,6 +94,8 @@ class SimPolicy(Strict):
     run_tests: float = Field(0.5, ge=0, le=1, description="P(run the visible tests with Bash after writing)")
     edit: float = Field(0.5, ge=0, le=1, description="P(use Edit rather than Write when one hunk changes)")
     leak: float = Field(0.0, ge=0, le=1, description="P(cat a hidden test file at the start): a cheating agent")
+    regression_test: float = Field(0.0, ge=0, le=1, description="P(add the task's regression test, "
+                                   "tasks/<ID>/regression/, when it writes the reference), as real agents do")
     reviewer: ReviewerSim = Field(default_factory=ReviewerSim)
     impossible: ImpossibleSim = Field(default_factory=ImpossibleSim)
     plugin_calls: Literal["approve", "unscorable"] = Field(

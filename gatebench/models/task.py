@@ -91,6 +91,9 @@ class Task(Strict):
     oracle: Oracle
     protected: list[str] = Field(default_factory=lambda: ["tests/**"])
     ignore: list[str] = Field(default_factory=list)
+    stale_tests: list[str] = Field(default_factory=list, description="visible test ids (path::name or "
+                                   "path::Class::name) the reference fails on the base's copy: the agent may "
+                                   "update them; weakening any other test is tampering")
     trace: dict[str, str] = Field(
         default_factory=dict,
         description="hidden test (file.py::test_name, no parameters) -> a phrase quoted verbatim from the prompt "

@@ -67,7 +67,7 @@ class ReviewerBrain:
         m = _NAME.search(prompt)
         reviewer = m.group(1) if m else "reviewer"
         state = self.truth()
-        wrong = state != "reference"
+        wrong = state not in ("reference", "reference+test")  # the reference, or it with a regression test added
         with self._lock:
             n = self._counts.get(reviewer, 0)
             self._counts[reviewer] = n + 1

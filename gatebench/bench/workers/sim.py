@@ -102,10 +102,20 @@ def variant_spec(meta: CellMeta, states: dict[str, dict]) -> dict:
     return {"variant": {"kind": meta.variant, "tests": v.test_ids(), "marker": MARKER}, "games": games}
 
 
+def regression_test(meta: CellMeta) -> dict[str, str]:
+    """The task's regression test (tasks/<ID>/regression/, files at their repo paths), {} when it has none."""
+    from gatebench.bench.tasks import load_task
+
+    d = load_task(meta.task).dir / "regression"
+    return read_files(d) if d.is_dir() else {}
+
+
 def agent_spec(cell: CellPaths, meta: CellMeta, policy: SimPolicy) -> dict:
     states = end_states(meta)
     extra = variant_spec(meta, states)
+    regression = regression_test(meta) if policy.regression_test > 0 else {}
     touched = {p for s in [*states.values(), *extra.get("games", {}).values()] for p in (*s["files"], *s["delete"])}
+    touched |= set(regression)
     resolved = read_json(str(cell.state / "config.json"))
     command = (resolved.get("task") or {}).get("test_command")  # type: ignore[attr-defined]
     python = resolved.get("python") or sys.executable  # type: ignore[attr-defined]
@@ -118,6 +128,7 @@ def agent_spec(cell: CellPaths, meta: CellMeta, policy: SimPolicy) -> dict:
         "states": states,
         "test_command": command.replace("{python}", shlex.quote(python)) if command else None,
         "leak_path": str(hidden[0]) if hidden else None,
+        "regression": regression,
         **extra,
     }
 

@@ -53,7 +53,7 @@ class GateContext:
                  protected_touched: list[str], stray: list[str], resolved: dict, session: dict, attempt: int,
                  last_message: str, deadline: float, oracle: dict | None = None,
                  transcript_path: str | None = None, hook_stdin: str = "", honest_claim: dict | None = None,
-                 harness: Baseline | None = None):
+                 harness: Baseline | None = None, weakened: list[dict] | None = None):
         self.repo = repo
         self.state_dir = state_dir
         self.blob_dir = blob_dir
@@ -61,6 +61,7 @@ class GateContext:
         self.now = now
         self.diff = diff
         self.protected_touched = protected_touched
+        self.weakened = weakened or []  # bench mode: weakenings of protected test modules (hook/benchtests.py)
         self.stray = stray
         self.resolved = resolved  # the resolved config JSON (ResolvedConfig)
         self.session = session  # this session prompt's mutable state; gates may keep memory in it

@@ -1,5 +1,8 @@
 """Gate `diff`: blocks a stop that changed nothing, or that touched protected paths (tests, task files).
 
+In bench mode protected test modules are judged by their checks (hook/benchtests.py): a weakening blocks,
+naming what was lost; added tests and updated stale tests do not.
+
 In installed mode (a developer's own repo) tests are not protected as files: the test policy
 (gatebench/hook/testpolicy.py) lets the agent add and refactor tests; the tests gate
 (hook/installed_tests.py) decides on weakening. Without a tests gate this gate blocks a weakening once.
@@ -34,6 +37,12 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
         from gatebench.hook import testpolicy
 
         touched = [p for p in touched if not testpolicy.concerns(p)]
+    weak_paths = {f["path"] for f in ctx.weakened}
+    if spec.get("block_protected", True) and ctx.weakened:
+        from gatebench.hook import benchtests
+
+        problems.append(benchtests.block_text(ctx.weakened))
+        touched = [p for p in touched if p not in weak_paths]
     if spec.get("block_protected", True) and touched:
         problems.append(
             ("You changed files this repository's gate protects: " if installed else
@@ -60,5 +69,7 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
     if spec.get("block_stray", False) and ctx.stray:
         problems.append("Remove these stray files: " + ", ".join(ctx.stray[:20]) + ".")
     details.update(noop=ctx.diff.empty, protected_touched=ctx.protected_touched, stray=ctx.stray)
+    if ctx.weakened:
+        details["weakened_tests"] = ctx.weakened[:50]
     verdict = "block" if problems else "pass"
     return Verdict(verdict, "\n".join(problems), details, time.monotonic() - t0)
