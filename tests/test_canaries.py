@@ -53,15 +53,26 @@ def test_outcomes_that_do_not_depend_on_the_code_contradict_a_twin_and_never_sol
         f"test outcomes do not depend on the code: canary of {t} passed" for t in EXPECTED]
 
 
-def test_wrong_code_that_agrees_with_a_twin_is_unsolved_but_no_finding(calc_repo, tmp_path):
-    (calc_repo / "calc.py").write_text("def add(a, b):\n    return a + b + 1\n")  # off by one: 2 + 3 -> 6
+def test_a_twin_that_passes_is_a_finding_and_off_by_one_code_passes_none(calc_repo, tmp_path):
+    """A guess costs: a twin that passes beside its failing original is flagged too. So twins keep clear of
+    the commonest honest mistake: off-by-one code passes none of them, in any run."""
     h = hidden(tmp_path)
-    # Some seed draws the twin `== 6` for test_add (the value moves up or down at random).
+    (calc_repo / "calc.py").write_text("def add(a, b):\n    return a + b + 1\n")  # off by one: 2 + 3 -> 6
+    for s in range(4):
+        r = oracle(calc_repo, h, seed=s)
+        assert r["solved"] is False and r["canaries"]["passed"] == [] and oracle_findings(r) == [], s
+    (calc_repo / "calc.py").write_text("def add(a, b):\n    return a + b + 2\n")  # off by STEP: 2 + 3 -> 7
     runs = [oracle(calc_repo, h, seed=s) for s in range(8)]
     agreed = [r for r in runs if "test_h.py::test_add" in r["canaries"]["passed"]]
-    assert agreed, "no run drew the twin the off-by-one code agrees with"
+    assert agreed, "no run drew the twin the off-by-two code agrees with"
     for r in agreed:
-        assert r["solved"] is False and r["canaries"]["contradicted"] == [] and oracle_findings(r) == []
+        assert r["solved"] is False and r["canaries"]["contradicted"] == []
+        assert "a twin passed beside its failing original (a guess): canary of test_h.py::test_add passed" in [
+            f["why"] for f in oracle_findings(r)]
+    # ... and selftest's proof, which lays every option, names it on such an end state.
+    other = oracle(calc_repo, h, **proof.OTHER_RUN)
+    p = proof.prove([], {"inject:off_by_two": other}, [])
+    assert "test_h.py::test_add" in p.failures and "honest wrong code" in p.failures["test_h.py::test_add"]
 
 
 def test_choice_twins_every_fail_to_pass_and_samples_the_rest_up_to_the_cap():
@@ -77,8 +88,12 @@ def test_node_id_arguments_name_the_renamed_originals_and_their_twins():
     plan = canaries.Plan(files={"tests/t.py": {"test_q1": ("test_a", False), "test_q2": ("test_a", True),
                                               "K::test_q3": ("K::test_b", False)}})
     args = ["-q", "tests/t.py::test_a[1]", "tests/t.py::K::test_b", "tests/other.py::test_c"]
-    assert canaries.rename_args(args, plan, "") == ["-q", "tests/t.py::test_q1[1]", "tests/t.py::test_q2",
-                                                    "tests/t.py::K::test_q3", "tests/other.py::test_c"]
+    got = canaries.rename_args(args, plan, "")
+    # The original and its twin in a random order (the command's order would show which is which).
+    assert got[0] == "-q" and set(got[1:3]) == {"tests/t.py::test_q1[1]", "tests/t.py::test_q2"}
+    assert got[3:] == ["tests/t.py::K::test_q3", "tests/other.py::test_c"]
+    orders = {tuple(canaries.rename_args(args, plan, "")[1:3]) for _ in range(40)}
+    assert len(orders) == 2
     assert plan.original_id("tests/t.py::test_q2[3]") == ("tests/t.py::test_a[3]", True)
 
 
