@@ -370,7 +370,7 @@ def _one_span(u, v):
     m = 0
     while m < min(len(u), len(v)) - n and u[-1 - m] == v[-1 - m]:
         m += 1
-    return len(u) - n - m < 40 and len(v) - n - m < 40
+    return len(u) - n - m < 80 and len(v) - n - m < 80
 
 
 def _blanks(lines, i, step):
