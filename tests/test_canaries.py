@@ -149,3 +149,16 @@ def test_parameters_holding_the_id_separator_map_back_to_their_test(calc_repo, t
                    sandbox_mode="auto", canaries={})
     assert set(r["tests"]) == {"test_h.py::test_sep[a::b]", "test_h.py::test_sep[c::d]"}, r
     assert r["solved"] is True and r["canaries"]["twinned"] == ["test_h.py::test_sep"], r
+
+
+def test_a_task_naming_its_fail_to_pass_tests_gives_them_k_twins_and_the_rest_one(tmp_path):
+    hidden_dir, copy = tmp_path / "hidden", tmp_path / "copy"
+    write_tree(hidden_dir, {"test_h.py": HIDDEN})
+    write_tree(copy / "hidden_tests", {"test_h.py": HIDDEN})
+    plan = canaries.lay(str(copy), str(hidden_dir), "hidden_tests", EXPECTED,
+                        {"fail_to_pass": ["test_h.py::test_add"], "seed": 1})
+    twins_of = {o: sum(1 for orig, twin in plan.files["test_h.py"].values() if twin and orig == o)
+                for o in ("test_add", "test_table", "test_zero")}
+    assert twins_of == {"test_add": 2, "test_table": 1, "test_zero": 1}
+    plan = canaries.lay(str(copy), str(hidden_dir), "hidden_tests", EXPECTED, {"seed": 1})  # none named: k each
+    assert sum(twin for _o, twin in plan.files["test_h.py"].values()) == 6

@@ -82,23 +82,31 @@ def lay(copy: str, hidden_dir: str, dest: str, expected: list[str], opts: dict) 
     `dest`: where the hidden folder landed in the copy ("" for layout `original`: test ids are copy paths).
     `opts`: `exclude` (ids), `cap` (int or None; default CANARY_CAP), `fail_to_pass` (ids, all twinned),
     `twins` (twins per test, int or None for every option a site has, selftest's proof; default
-    CANARY_TWINS), `place` (random | before | after), `seed` (default fresh: `secrets.randbits(64)`)."""
+    CANARY_TWINS), `place` (random | before | after), `seed` (default fresh: `secrets.randbits(64)`).
+    A task that names its FAIL_TO_PASS tests gives only those k twins, the sampled rest one each: a swap has
+    nothing to gain on a test that passes on the base anyway, and one twin already catches whatever makes
+    every test pass (k twins of 16 more tests cost an imported task's run more than 1.3x)."""
     rng = random.Random(opts.get("seed") if opts.get("seed") is not None else secrets.randbits(64))
     chosen, why = choose(expected, opts.get("fail_to_pass") or [], opts.get("exclude") or [],
                          opts.get("cap", CANARY_CAP), rng)
     plan = Plan(skipped=dict(why))
     by_file: dict[str, dict[str, int]] = {}
+    f2p = set(map(function_id, opts.get("fail_to_pass") or []))
+    k_of: dict[str, dict[str, int]] = {}
     for fid in dict.fromkeys(map(function_id, expected)):
         file, qual, _ = _split(fid)
         by_file.setdefault(file, {})
         if fid in chosen:
             by_file[file][qual] = 0  # the best site: value first, certain to run first (twins.collect)
+            if f2p and fid not in f2p:
+                k_of.setdefault(file, {})[qual] = 1
     for file, twin_of in by_file.items():
         src = os.path.join(hidden_dir, *file.split("/"))
         target = os.path.join(copy, *([dest] if dest else []), *file.split("/"))
         try:
             with open(src, encoding="utf-8") as fh:
-                d = render.render(fh.read(), twin_of, rng, k=opts.get("twins", CANARY_TWINS), place=opts.get("place") or "random")
+                d = render.render(fh.read(), twin_of, rng, k=opts.get("twins", CANARY_TWINS),
+                                  place=opts.get("place") or "random", k_of=k_of.get(file))
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError) as e:
             plan.skipped.update({f"{file}::{q}": f"its file cannot be rendered: {e}" for q in twin_of})
             continue

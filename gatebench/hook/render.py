@@ -148,11 +148,12 @@ def _skips(twin_of: dict[str, int], by_name: dict[str, twins.Test]) -> dict[str,
 
 
 def render(source: str, twin_of: dict[str, int], rng: random.Random, *, k: int | None = 2,
-           place: str = "random") -> Rendered:
+           place: str = "random", k_of: dict[str, int] | None = None) -> Rendered:
     """The module printed anew with every test renamed, k twins (None: every option) of each test in `twin_of`
     (qualname -> site index), and the tests and twins of the module (and of each test class) in one random
-    order (`place`: random, or each group's twins all before / all after its original). A test the module
-    names keeps its name and place and gets no twin. Raises SyntaxError, ValueError."""
+    order (`place`: random, or each group's twins all before / all after its original); `k_of`: qualname -> its
+    own k (when k is not None). A test the module names keeps its name and place and gets no twin. Raises
+    SyntaxError, ValueError."""
     if place not in PLACES:
         raise ValueError(f"place {place!r}: one of {', '.join(PLACES)}")
     tree, tests, taken = twins._collect(source, set(twin_of))
@@ -174,7 +175,8 @@ def render(source: str, twin_of: dict[str, int], rng: random.Random, *, k: int |
         mine = units.setdefault(owner, [])
         if t.qualname in twin_of and t.qualname not in skipped:
             site = t.sites[twin_of[t.qualname]]
-            g = _Group(lines, t, site, twin_texts(site, k, rng), helpers, rng, taken)
+            mine_k = k if k is None or k_of is None else k_of.get(t.qualname, k)
+            g = _Group(lines, t, site, twin_texts(site, mine_k, rng), helpers, rng, taken)
             chosen[t.qualname] = site
             assert g.original is not None
             mine += [(g.original, t.qualname, False), *((n, t.qualname, True) for n in g.twins)]
