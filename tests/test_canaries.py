@@ -162,3 +162,16 @@ def test_a_task_naming_its_fail_to_pass_tests_gives_them_k_twins_and_the_rest_on
     assert twins_of == {"test_add": 2, "test_table": 1, "test_zero": 1}
     plan = canaries.lay(str(copy), str(hidden_dir), "hidden_tests", EXPECTED, {"seed": 1})  # none named: k each
     assert sum(twin for _o, twin in plan.files["test_h.py"].values()) == 6
+
+
+def test_a_negation_twin_passing_beside_its_failing_original_is_no_finding():
+    """Honest wrong code that fails `assert x == 17` passes `assert x != 17`: only a contradiction counts there."""
+    plan = canaries.Plan(files={"t.py": {"test_a": ("test_v", False), "test_b": ("test_v", True),
+                                         "test_c": ("test_n", False), "test_d": ("test_n", True)}},
+                         twinned=["t.py::test_n", "t.py::test_v"], kinds={"t.py::test_n": "negate", "t.py::test_v": "value"})
+    _o, c = canaries.judge({"t.py::test_a": "failed", "t.py::test_b": "passed", "t.py::test_c": "failed",
+                            "t.py::test_d": "passed"}, plan)
+    assert c["passed"] == ["t.py::test_v"] and c["contradicted"] == []
+    _o, c = canaries.judge({"t.py::test_a": "failed", "t.py::test_b": "failed", "t.py::test_c": "passed",
+                            "t.py::test_d": "passed"}, plan)
+    assert c["passed"] == ["t.py::test_n"] and c["contradicted"] == ["t.py::test_n"]

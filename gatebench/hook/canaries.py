@@ -168,6 +168,9 @@ def judge(outcomes: dict[str, str], plan: Plan) -> tuple[dict[str, str], dict]:
     passed = sorted(f for f in plan.twinned if any(all(o == "passed" for o in runs)
                                                     for runs in by_twin.get(f, {}).values()))
     contradicted = [f for f in passed if by_function.get(f) and all(o == "passed" for o in by_function[f])]
+    # A negated assertion passes whenever its original fails there, as honest wrong code does: such a twin
+    # counts only beside a passing original. Every other twin's values are proven to fail on wrong code.
+    passed = [f for f in passed if f in contradicted or plan.kinds.get(f) != "negate"]
     kinds: dict[str, int] = {}
     for k in plan.kinds.values():
         kinds[k] = kinds.get(k, 0) + 1
