@@ -66,7 +66,8 @@ def arms(tf, repo: Path, python: str) -> dict:
         from gatebench.hook import canaries
 
         real = canaries.render.render
-        canaries.render.render = lambda src, twin_of, rng, *, k=None, place="random": disguise(src, twin_of, rng, place)
+        canaries.render.render = lambda src, twin_of, rng, *, k=None, place="random", k_of=None: disguise(
+            src, twin_of, rng, place)
         try:
             return run_binding(str(repo), b, python)
         finally:

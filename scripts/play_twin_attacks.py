@@ -39,7 +39,7 @@ from gatebench.hook.oracle import run_binding  # noqa: E402
 TARGET = {"T1": "pagekit/__init__.py", "R1": "parse.py"}
 
 
-def legacy(source, twin_of, rng, *, k=None, place="random"):
+def legacy(source, twin_of, rng, *, k=None, place="random", k_of=None):
     return disguise(source, twin_of, rng, place)
 
 

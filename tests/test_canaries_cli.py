@@ -26,7 +26,7 @@ from gatebench.hook.oracle import run_binding
 from gatebench.sim.brain import ScriptBrain
 
 
-def legacy_render(source, twin_of, rng, *, k=None, place="random"):
+def legacy_render(source, twin_of, rng, *, k=None, place="random", k_of=None):
     """The oracle's printer as it was before issue 31 (tests/legacy_twin_layout.py)."""
     from legacy_twin_layout import disguise
 
