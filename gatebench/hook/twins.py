@@ -8,14 +8,16 @@ rewritten report, swapped test bodies, an object equal to everything). The oracl
 hidden tests (canaries); the impossible variants of the bench are the same edit applied to the visible
 tests in place.
 
-Everything here works on source text and returns source text: the edit replaces one node's span, so the
-twin keeps its original's layout (quotes, line breaks, comments) and does not stand out by its form.
+Everything here works on source text and returns source text: an edit replaces one node's span. The oracle
+never runs that text as it is: `render` (hook/render.py) prints the whole module anew, originals and twins alike,
+so nothing of the source's layout tells them apart.
 Sites are ranked: first an expected *literal* (the strongest: the twin looks like any other test and an
 always-equal object passes both), then a literal inside a constructor call on the expected side, then a
-`pytest.raises`/`assertRaises` type, then a negated assertion; and among those, sites certain to run when
-the original passes (not inside `if`/`try`/`while`, not after a `return`) before those inside loops over
-computed values. Whether a twin really fails on honest code is proven, never assumed: `selftest` runs
-every twin against the reference (SPEC section 8).
+`pytest.raises`/`assertRaises` type (another real type in `render`'s twins), then a negated assertion; and
+among those, sites certain to run when the original passes (not inside `if`/`try`/`while`, not after a
+`return`) before those inside loops over computed values. Whether a twin really fails on honest code is
+proven, never assumed: `selftest` runs every option of every twin against the reference, the base and every
+injection (SPEC section 8).
 """
 
 from __future__ import annotations
