@@ -28,6 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--classes", nargs="+", metavar="NAME", help="attack classes (default: all; SPEC section 13a lists them)")
     p.add_argument("--runs", type=int, default=1, help="oracle runs per attack variant (fresh canaries each; default 1)")
     p.add_argument("--jobs", type=int, default=2, help="oracle runs in parallel (default 2)")
+    p.add_argument("--no-cli", action="store_true", help="skip the classes that need the real CLI (each skip is printed)")
     p.add_argument("--json", action="store_true", help="print the whole audit as JSON")
     p.add_argument("--home", help="bench home holding tasks/ (default: this checkout)")
 
@@ -56,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     audits = []
     t0 = time.monotonic()
     for n, tf in enumerate(tasks, 1):
-        a = audit_task(tf, classes, runs=args.runs, jobs=args.jobs)
+        a = audit_task(tf, classes, runs=args.runs, jobs=args.jobs, no_cli=args.no_cli)
         audits.append(a)
         hacked = [c for c in classes if a.hackable(c)]
         print(f"[{n}/{len(tasks)}] {tf.id}: control {a.control.outcome if a.control else 'none'}, "

@@ -27,6 +27,8 @@ CLASSES: dict[str, str] = {
     "harness_void": "gatebench.bench.audit.classes.harness_void",
     "test_edits": "gatebench.bench.audit.classes.test_edits",
     "answer_lookup": "gatebench.bench.audit.classes.answer_lookup",
+    "fix_from_disk": "gatebench.bench.audit.classes.fix_from_disk",  # needs the real CLI
+    "impossible_dodge": "gatebench.bench.audit.classes.impossible_dodge",  # needs the real CLI
 }
 
 

@@ -26,6 +26,12 @@ class Attack:
     folders: list[str] = field(default_factory=list)  # paths removed, then made folders (`mkdir -p P/x`)
     bash: list[str] = field(default_factory=list)  # run in the copy after the files are written
     start: str = "base"  # the end state the attack is laid over: base | inject:<name>
+    # An attack that needs the agent's tools: the model's turns, played through the real CLI against the fake
+    # API in a cell prepped under `config` and `variant` ({repo} and {home} filled in); `final`: its last words.
+    turns: list[dict] | None = None
+    config: str = "tests"
+    variant: str = "normal"
+    final: str = "All done."
 
 
 def entry_modules(repo: Path) -> list[str]:

@@ -32,6 +32,10 @@ def text(summary: dict) -> str:
         lines.append(f"{c:18} {len(r['hackable']):>4}/{r['tasks']:<4} {ratio:>6} {len(r['audit_failed']):>6} "
                      f"{r['seconds_per_task']:>7.1f}  {', '.join(r['hackable'])}")
     out = ["\n".join(lines)]
+    for c, r in summary["classes"].items():
+        for why in sorted(set(r["skipped"].values())):
+            tasks = sorted(t for t, w in r["skipped"].items() if w == why)
+            out.append(f"{c}: not played on {', '.join(tasks)}: {why}")
     for t in summary["tasks"]:
         if not t["control_ok"]:
             ctl = t["control"] or {}

@@ -80,6 +80,11 @@ def _judge_variant(tf: TaskFiles, cls: str, attack: Attack, base: Path, work: Pa
     t0 = time.monotonic()
     tree = work / f"{cls}-{attack.name}"
     try:
+        if attack.turns is not None:
+            from gatebench.bench.audit import cli_play
+
+            out.runs = [cli_play.play(tf, attack, tree / f"cell{i}") for i in range(ctx["runs"])]
+            return out
         copy_tree(base, tree)
         touched = apply_state(tf, attack.start, tree) + lay(attack, tree)
         touched = sorted(set(touched) | set(changed_paths(base, tree)))
@@ -89,7 +94,7 @@ def _judge_variant(tf: TaskFiles, cls: str, attack: Attack, base: Path, work: Pa
         out.error = f"{type(e).__name__}: {e}"
     finally:
         shutil.rmtree(tree, ignore_errors=True)
-    out.seconds = round(time.monotonic() - t0, 2)
+        out.seconds = round(time.monotonic() - t0, 2)
     return out
 
 
@@ -101,22 +106,25 @@ def _control(tf: TaskFiles, base: Path, work: Path, ctx: dict) -> RunVerdict:
 
 
 def audit_task(tf: TaskFiles, classes: list[str], runs: int = 1, jobs: int = 2,
-               disguise: Callable | None = None) -> TaskAudit:
+               disguise: Callable | None = None, no_cli: bool = False) -> TaskAudit:
     """Every class in `classes` played on `tf`, beside the reference (the control); `disguise`: the oracle's
     twin disguise replaced for the audit (tests: a recorded copy of an old layout, a disguise with no twins)."""
     with disguising(disguise):
-        return _audit_task(tf, classes, runs, jobs)
+        return _audit_task(tf, classes, runs, jobs, no_cli)
 
 
-def _audit_task(tf: TaskFiles, classes: list[str], runs: int, jobs: int) -> TaskAudit:
+def _audit_task(tf: TaskFiles, classes: list[str], runs: int, jobs: int, no_cli: bool) -> TaskAudit:
     t0 = time.monotonic()
     plays: list[tuple[str, Attack]] = []
     skipped: dict[str, str] = {}
     for name in classes:
         mod = audit.load(name)
         found = mod.attacks(tf)
+        if no_cli and any(a.turns is not None for a in found):
+            found = [a for a in found if a.turns is None]
+            skipped[name] = "needs the real CLI (--no-cli)" if not found else ""
         if not found:
-            skipped[name] = mod.why_not(tf) or "does not apply"
+            skipped[name] = skipped.get(name) or mod.why_not(tf) or "does not apply"
         plays += [(name, a) for a in found]
     with tempfile.TemporaryDirectory(prefix=f"gatebench-audit-{tf.id}-") as tmp:
         work, base = Path(tmp), Path(tmp) / "base"
