@@ -66,7 +66,7 @@ def _head_end(text: str) -> int:
     return end
 
 
-def _guarded(code: str) -> str:
+def guarded(code: str) -> str:
     """Run `code` once per process however many entry modules carry it."""
     return (f"import sys as _gb_sys\nif not getattr(_gb_sys, '_gb_audit_ran', False):\n"
             f"    _gb_sys._gb_audit_ran = True\n    exec({code!r})\n")
@@ -104,7 +104,7 @@ def _into_entries(attack: Attack, repo: Path) -> list[str]:
         lines = text.splitlines(keepends=True)
         cut = _head_end(text)
         head = "".join(lines[:cut]) + ("\n" if cut and not lines[cut - 1].endswith("\n") else "")
-        pre = _guarded(attack.prepend) if attack.prepend else ""
+        pre = guarded(attack.prepend) if attack.prepend else ""
         # Appended code runs in the module's own namespace (it reads the module's names).
         post = f"\n{attack.append}\n" if attack.append else ""
         (repo / rel).write_text(head + pre + "".join(lines[cut:]) + post, encoding="utf-8")
