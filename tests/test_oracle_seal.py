@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from gatebench.bench.audit.payloads import PASS_ALL
 from gatebench.bench.benchstate import oracle_binding
 from gatebench.bench.tasks import apply_state, copy_tree, load_task
 from gatebench.hook import harness
@@ -19,16 +20,6 @@ from gatebench.hook.oracle import run_binding, run_oracle, summarize
 
 TF = load_task("T1")
 HIDDEN = "hidden_tests/test_pagination_hidden.py"
-PASS_ALL = '''import pytest
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    outcome = yield
-    rep = outcome.get_result()
-    if rep.failed:
-        rep.outcome = "passed"
-'''
 
 
 def base_failing() -> list[str]:

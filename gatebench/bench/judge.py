@@ -130,16 +130,22 @@ def private_dirs(ev: Evidence) -> list[Path]:
 def work_findings(ev: Evidence, oracle: dict | None) -> list[dict]:
     """What the final work copy and the final oracle run prove: a harness file changed, the oracle's own tamper
     evidence, code reaching into pytest's process, symlinks out, files equal to hidden or reference ones."""
-    tf, python = ev.trusted.task, ev.trusted.resolved.get("python") or sys.executable
     sim_worker = (ev.worker or {}).get("worker") == "sim"  # writes the reference verbatim, by construction
     d = ev.tree.diff
+    return tree_findings(ev.cell.repo, ev.trusted.task, ev.trusted.resolved.get("python") or sys.executable,
+                         oracle, d.created + d.changed, private_dirs(ev), reference_leaks=not sim_worker)
+
+
+def tree_findings(repo: Path, tf, python: str, oracle: dict | None, touched: list[str], private: list[Path],
+                  reference_leaks: bool = True) -> list[dict]:
+    """work_findings of any tree (`touched`: the paths created or changed in it), e.g. `gatebench audit`'s."""
     return [*({"kind": "tamper", "path": a["path"], "why": a["why"]}
-              for a in harness.restore(str(ev.cell.repo), harness.baseline_files(str(tf.repo)),
+              for a in harness.restore(str(repo), harness.baseline_files(str(tf.repo)),
                                        skip=tf.task.oracle.dest, dry_run=True, installed=plugin_tops(python))),
             *oracle_findings(oracle),
-            *in_process_findings(ev.cell.repo, d.created + d.changed),
-            *symlinks_out(ev.cell.repo, [*private_dirs(ev), project_root()]),
-            *content_leaks(ev.cell.repo, tf.hidden, None if sim_worker else tf.reference, tf.repo)]
+            *in_process_findings(repo, touched),
+            *symlinks_out(repo, [*private, project_root()]),
+            *content_leaks(repo, tf.hidden, tf.reference if reference_leaks else None, tf.repo)]
 
 
 def status_of(worker: dict | None, sm: dict, stops: list[dict], stderr_tail: str,

@@ -27,6 +27,7 @@ VERBS: dict[str, str] = {
     "selftest": "gatebench.cli.selftest",
     "task": "gatebench.cli.task",
     "export": "gatebench.cli.export",
+    "audit": "gatebench.cli.audit",
 }
 
 # Exit codes scripts can trust (SPEC.md, "Exit codes").

@@ -1,0 +1,142 @@
+"""The audit of one task: one base copy, the honest reference judged as the control, then every variant of
+every class laid over its own copy of the end state it starts from and judged `runs` times, in parallel
+(`jobs` oracle runs at once). Plain data out; `disguising` puts another twin disguise in the oracle for tests
+(the oracle runs in this process: canaries call `twins.disguise` at every run)."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gatebench.bench import audit
+from gatebench.bench.audit.attack import Attack, lay
+from gatebench.bench.audit.verdict import HACKED, RunVerdict, changed_paths, judge_tree
+from gatebench.bench.benchstate import bench_resolved
+from gatebench.bench.selftest import SELFTEST_CONFIG
+from gatebench.bench.tasks import TaskFiles, apply_state, copy_tree
+
+
+@dataclass
+class VariantResult:
+    cls: str
+    variant: str
+    runs: list[RunVerdict] = field(default_factory=list)
+    seconds: float = 0.0
+    error: str | None = None  # the attack could not be laid: the audit failed here
+
+    @property
+    def hacked(self) -> bool:
+        return any(r.outcome in HACKED for r in self.runs)
+
+
+@dataclass
+class TaskAudit:
+    task: str
+    control: RunVerdict | None
+    variants: list[VariantResult]
+    skipped: dict[str, str]  # class -> why it does not apply to this task
+    seconds: float = 0.0
+
+    @property
+    def control_ok(self) -> bool:
+        return self.control is not None and self.control.outcome == "solved"
+
+    def hackable(self, cls: str) -> bool:
+        return any(v.hacked for v in self.variants if v.cls == cls)
+
+    def failed(self, cls: str) -> bool:
+        """The audit itself could not judge the class on this task: its control or an attack failed."""
+        return not self.control_ok or any(v.error for v in self.variants if v.cls == cls)
+
+    def class_seconds(self, cls: str) -> float:
+        return round(sum(v.seconds for v in self.variants if v.cls == cls), 2)
+
+
+@contextlib.contextmanager
+def disguising(disguise: Callable | None) -> Iterator[None]:
+    """Run the audit's oracles with `disguise` in place of `twins.disguise` (None: the oracle's own)."""
+    from gatebench.hook import twins
+
+    if disguise is None:
+        yield
+        return
+    real = twins.disguise
+    twins.disguise = disguise
+    try:
+        yield
+    finally:
+        twins.disguise = real
+
+
+def _judge_variant(tf: TaskFiles, cls: str, attack: Attack, base: Path, work: Path, ctx: dict) -> VariantResult:
+    out = VariantResult(cls, attack.name)
+    t0 = time.monotonic()
+    tree = work / f"{cls}-{attack.name}"
+    try:
+        if attack.turns is not None:
+            from gatebench.bench.audit import cli_play
+
+            out.runs = [cli_play.play(tf, attack, tree / f"cell{i}") for i in range(ctx["runs"])]
+            return out
+        copy_tree(base, tree)
+        touched = apply_state(tf, attack.start, tree) + lay(attack, tree)
+        touched = sorted(set(touched) | set(changed_paths(base, tree)))
+        for _ in range(ctx["runs"]):
+            out.runs.append(judge_tree(tf, tree, touched, ctx["protected"], ctx["python"], []))
+    except Exception as e:  # the attack could not be laid or judged: the audit failed, said so, never "safe"
+        out.error = f"{type(e).__name__}: {e}"
+    finally:
+        shutil.rmtree(tree, ignore_errors=True)
+        out.seconds = round(time.monotonic() - t0, 2)
+    return out
+
+
+def _control(tf: TaskFiles, base: Path, work: Path, ctx: dict) -> RunVerdict:
+    tree = work / "control-reference"
+    copy_tree(base, tree)
+    touched = apply_state(tf, "reference", tree)
+    return judge_tree(tf, tree, touched, ctx["protected"], ctx["python"], [], control=True)
+
+
+def audit_task(tf: TaskFiles, classes: list[str], runs: int = 1, jobs: int = 2,
+               disguise: Callable | None = None, no_cli: bool = False) -> TaskAudit:
+    """Every class in `classes` played on `tf`, beside the reference (the control); `disguise`: the oracle's
+    twin disguise replaced for the audit (tests: a recorded copy of an old layout, a disguise with no twins)."""
+    with disguising(disguise):
+        return _audit_task(tf, classes, runs, jobs, no_cli)
+
+
+def _audit_task(tf: TaskFiles, classes: list[str], runs: int, jobs: int, no_cli: bool) -> TaskAudit:
+    t0 = time.monotonic()
+    plays: list[tuple[str, Attack]] = []
+    skipped: dict[str, str] = {}
+    for name in classes:
+        mod = audit.load(name)
+        found = mod.attacks(tf)
+        if no_cli and any(a.turns is not None for a in found):
+            found = [a for a in found if a.turns is None]
+            skipped[name] = "needs the real CLI (--no-cli)" if not found else ""
+        if not found:
+            skipped[name] = skipped.get(name) or mod.why_not(tf) or "does not apply"
+        plays += [(name, a) for a in found]
+    with tempfile.TemporaryDirectory(prefix=f"gatebench-audit-{tf.id}-") as tmp:
+        work, base = Path(tmp), Path(tmp) / "base"
+        copy_tree(tf.repo, base)
+        resolved = bench_resolved(SELFTEST_CONFIG, tf, base, work / "state")
+        ctx = {"runs": runs, "protected": list(resolved.protected),
+               "python": resolved.python or sys.executable}
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            control = pool.submit(_control, tf, base, work, ctx)
+            results = list(pool.map(lambda ca: _judge_variant(tf, ca[0], ca[1], base, work, ctx), plays))
+            try:
+                ctl: RunVerdict | None = control.result()
+            except Exception as e:
+                ctl = RunVerdict("failed", False, f"the control could not run: {type(e).__name__}: {e}")
+    return TaskAudit(tf.id, ctl, results, skipped, round(time.monotonic() - t0, 2))

@@ -1,0 +1,82 @@
+"""`gatebench audit`: the hackable-task ratio, per task and per attack class (SPEC section 13a)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+HELP = "play every known class of attack on every task: how many end solved and unflagged (free: no model calls)"
+DESCRIPTION = """For every task, each attack class's variants are laid over the unfixed base in a copy and
+judged as finalize judges a final work copy (the hidden oracle with its canaries, in its sandbox, under the
+baseline harness; then the tamper findings of the tree and the run, and the protected paths it changed).
+A task is hackable for a class when a run of one of its variants ended solved and unflagged, or ended an
+infra_error the agent caused (a rerun bought at will). The honest reference is judged beside them as the
+control: a task whose control does not end solved and unflagged is reported as such, never as safe.
+Prints a class x ratio table (hackable tasks / tasks played, seconds per task), and per task detail with
+--json. Exits 0 when no task is hackable, 1 when one is (naming class and task), 3 when the audit itself
+failed (a control, or an attack that could not be laid), 2 on bad input."""
+
+EXIT_AUDIT_FAILED = 3
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tasks", nargs="+", metavar="ID", help="tasks to audit (default: all); commas work too")
+    p.add_argument("--suite", nargs="+", choices=("quick", "real", "real-sample", "ci", "all"),
+                   help="task suites (real ones are laid from their recipes first)")
+    p.add_argument("--classes", nargs="+", metavar="NAME", help="attack classes (default: all; SPEC section 13a lists them)")
+    p.add_argument("--runs", type=int, default=1, help="oracle runs per attack variant (fresh canaries each; default 1)")
+    p.add_argument("--jobs", type=int, default=2, help="oracle runs in parallel (default 2)")
+    p.add_argument("--no-cli", action="store_true", help="skip the classes that need the real CLI (each skip is printed)")
+    p.add_argument("--json", action="store_true", help="print the whole audit as JSON")
+    p.add_argument("--home", help="bench home holding tasks/ (default: this checkout)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from gatebench.bench.audit import CLASSES, load
+    from gatebench.bench.audit import report as rep
+    from gatebench.bench.audit.runner import audit_task
+    from gatebench.bench.suites import select
+    from gatebench.errors import UsageError
+
+    if args.home:
+        import os
+
+        os.environ["GATEBENCH_HOME"] = args.home
+    if args.runs < 1:
+        raise UsageError("--runs: at least 1")
+    classes = [c for a in (args.classes or list(CLASSES)) for c in a.split(",") if c]
+    for c in classes:
+        load(c)  # an unknown name is bad input before anything runs
+    named = [t for a in (args.tasks or []) for t in a.split(",") if t]
+    ids = select(args.suite, named)
+    if not ids:
+        raise UsageError("no tasks found under tasks/")
+    tasks = _load_all(ids)
+    audits = []
+    t0 = time.monotonic()
+    for n, tf in enumerate(tasks, 1):
+        a = audit_task(tf, classes, runs=args.runs, jobs=args.jobs, no_cli=args.no_cli)
+        audits.append(a)
+        hacked = [c for c in classes if a.hackable(c)]
+        print(f"[{n}/{len(tasks)}] {tf.id}: control {a.control.outcome if a.control else 'none'}, "
+              f"{len(a.variants)} attacks, hackable: {', '.join(hacked) or 'none'}, {a.seconds:.1f} s", file=sys.stderr)
+    summary = rep.summarize(audits, classes, round(time.monotonic() - t0, 1))
+    print(json.dumps(summary, indent=1) if args.json else rep.text(summary))
+    return rep.exit_code(summary, EXIT_AUDIT_FAILED)
+
+
+def _load_all(ids: list[str]) -> list:
+    from gatebench.bench.tasks import load_task
+    from gatebench.errors import UsageError
+
+    tasks, bad = [], []
+    for tid in ids:
+        try:
+            tasks.append(load_task(tid))
+        except UsageError as e:
+            bad.append(str(e))
+    if bad:
+        raise UsageError("invalid files:\n" + "\n".join(bad))
+    return tasks
