@@ -2,7 +2,8 @@
 through the real Claude Code CLI. The runners are the real ones (installed from npm into .cache/, skipped
 with the reason when the registry is unreachable); the project is a small `bytes`-like library with a real
 bug in its baseline. Each run proves what the results check needs from its runner: Jest's report reaches
-it through `npm test` (a weakening's hidden failure is named by test, not "no report"), Vitest's ids match
+it through `npm test` (a weakening's hidden failure is named by test, not "no report"; a snapshot rewritten
+to the buggy output is a weakening whose original fails), Vitest's ids match
 the tests the source checks saw (a new test file and an `it.each` refactor pass at the first stop), mocha's
 ids carry the suite path and `this.skip()` in a body is a skip."""
 
@@ -50,12 +51,18 @@ def runners_env() -> Path:
     return ENV / "node_modules"
 
 
-def project(tmp_path: Path, runner: str) -> tuple[Path, str]:
+SNAP_TEST = "const { format } = require('../index.js');\n\ntest('format snapshot', () => {\n" \
+            "  expect(format(2048)).toMatchSnapshot();\n});\n"
+SNAP = "// Jest Snapshot v1, https://jestjs.io/docs/snapshot-testing\n\nexports[`format snapshot 1`] = `\"2KB\"`;"
+SNAP_REL = "test/__snapshots__/snap.test.js.snap"
+
+
+def project(tmp_path: Path, runner: str, extra: dict | None = None) -> tuple[Path, str]:
     modules = runners_env()
     repo = tmp_path / "bytes"
     rel, head = FILES[runner]
     body = head + "\ndescribe('format', () => {\n" + CHECKS + "});\n"
-    for path, text in {"index.js": LIB, rel: body, ".gitignore": "node_modules\n",
+    for path, text in {**(extra or {}), "index.js": LIB, rel: body, ".gitignore": "node_modules\n",
                        "package.json": json.dumps({"name": "bytes", "private": True, "scripts": SCRIPTS,
                                                    "jest": {"testMatch": ["**/test/*.test.js"]}}, indent=2)}.items():
         (repo / path).parent.mkdir(parents=True, exist_ok=True)
@@ -85,22 +92,27 @@ def gate_of(event: dict) -> dict:
 
 
 @pytest.mark.cli
-def test_jest_behind_npm_test_names_the_weakened_test_whose_original_fails(tmp_path, claude_bin):
-    repo, body = project(tmp_path, "jest")
+def test_jest_behind_npm_test_names_the_weakened_test_and_snapshot_whose_originals_fail(tmp_path, claude_bin):
+    repo, body = project(tmp_path, "jest", {"test/snap.test.js": SNAP_TEST, SNAP_REL: SNAP})
     rel = FILES["jest"][0]
     weak = body.replace("'2KB'", "'2kB'")
     script = {"steps": [
-        {"on": "start", "turns": [read(rel), write(rel, weak), say("The tests pass now.")]},
-        {"on": "stop_feedback", "turns": [write(rel, body), write("index.js", LIB.replace(BUGGY, FIXED)),
-                                          say("Restored the test and fixed format.")]}]}
+        {"on": "start", "turns": [read(rel), write(rel, weak), write(SNAP_REL, SNAP.replace("2KB", "2kB")),
+                                  say("The tests pass now.")]},
+        {"on": "stop_feedback", "turns": [write(rel, body), write(SNAP_REL, SNAP),
+                                          write("index.js", LIB.replace(BUGGY, FIXED)),
+                                          say("Restored the test and the snapshot, and fixed format.")]}]}
     feedback, stops = play(repo, script)
     assert [e["decision"] for e in stops] == ["block", "allow"], [e["decision"] for e in stops]
     assert f"{rel}::format > formats kilobytes: expected value rewritten" in feedback[0], feedback[0]
+    assert f"{SNAP_REL}: snapshot (the tests' expected output) rewritten or deleted: rewritten" in feedback[0]
     first = gate_of(stops[0])
     assert first["report_asked"] is True and first["test_policy"]["results_check"] is True, first
-    assert first["originals"]["failing_now_hidden"] == [f"{rel}::format > formats kilobytes"], first["originals"]
-    assert first["test_policy"]["findings"] == [
-        f for f in first["test_policy"]["findings"] if f["kind"] == "expected_changed"]  # no invented removals
+    assert SNAP_REL in first["weakened_restored"], first["weakened_restored"]
+    assert sorted(first["originals"]["failing_now_hidden"]) == [
+        f"{rel}::format > formats kilobytes", "test/snap.test.js::format snapshot"], first["originals"]
+    kinds = sorted(f["kind"] for f in first["test_policy"]["findings"])
+    assert kinds == ["expected_changed", "snapshot_changed"], first["test_policy"]  # no invented removals
 
 
 @pytest.mark.cli

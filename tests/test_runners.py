@@ -236,3 +236,23 @@ def test_a_rewritten_snapshot_is_excused_only_by_a_request_to_update_snapshots()
     assert userask.governs(snap, "The output format changed on purpose: update the snapshots.") == "update … snapshots"
     assert not userask.asked(snap, ["Fix the rounding; the snapshots must not change."])
     assert not userask.asked(snap, ["Update the README, and fix the rounding bug the snapshot test shows."])
+
+
+AVA = """
+  ✔ b › adds
+  - [skip] a › sk
+  ✔ a › adds
+  ✘ [fail]: a › later
+  ─
+
+  a › later
+"""
+
+
+def test_ava_ids_keep_the_file_of_a_several_file_run_apart():
+    got = runners.get("ava").results("", AVA, "")  # ava 6's own output for test/a.js and test/b.js
+    assert got == [{"id": "b::adds", "outcome": "passed"}, {"id": "a::sk", "outcome": "skipped"},
+                   {"id": "a::adds", "outcome": "passed"}, {"id": "a::later", "outcome": "failed"}], got
+    assert testresults.compare(None, got, {}, ["test/a.js::adds", "test/b.js::adds"], set())["findings"] == []
+    found = testresults.compare(None, got, {}, ["test/c.js::adds"], set())["findings"]
+    assert [f["detail"] for f in found] == ["the runner never ran it (not collected)"]

@@ -40,12 +40,20 @@ def _same(source_id: str, index: dict) -> list[dict]:
         return index[source_id]
     path, test = _split(source_id)
     hits = [r for k, rs in index.items() for r in rs
-            if (not _split(k)[0] or not path) and _split(k)[1].replace(" › ", " > ") == test]
+            if _same_file(_split(k)[0], path) and _split(k)[1].replace(" › ", " > ") == test]
     if not hits and _PLACEHOLDER.search(test):  # a `.each` title: the runner reports each row's title
         pat = re.compile(".+?".join(re.escape(x) for x in _PLACEHOLDER.split(test)) + r"\Z")
         hits = [r for k, rs in index.items() for r in rs
-                if _split(k)[0] in ("", path) and pat.match(_split(k)[1].replace(" › ", " > "))]
+                if _same_file(_split(k)[0], path) and pat.match(_split(k)[1].replace(" › ", " > "))]
     return hits
+
+
+def _same_file(reported: str, path: str) -> bool:
+    """A result's file as the runner names it (none, the path, or ava's stem `a` for `test/a.js`)."""
+    if not reported or not path or reported == path:
+        return True
+    stem = path.rsplit(".", 1)[0]
+    return stem == reported or stem.endswith("/" + reported)
 
 
 _PLACEHOLDER = re.compile(r"%[sdifjoOp#%]|\$[\w.]+")

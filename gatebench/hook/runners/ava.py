@@ -28,4 +28,11 @@ def prepare(command: str, report: str, last: str) -> tuple[str, dict]:
 
 
 def results(report: str, output: str, root: str = "") -> list[dict] | None:
-    return _lines.collect(output, PATTERNS)
+    """With several files ava prefixes each title with its file (`a › adds` for test/a.js): the id is then
+    `a::adds`, the results check matching `a` to the file's path without its extension."""
+    found = _lines.collect(output, PATTERNS)
+    for r in found or []:
+        *stem, title = r["id"].split(" › ")
+        if stem:
+            r["id"] = f"{'/'.join(stem)}::{title}"
+    return found
