@@ -57,9 +57,10 @@ def test_tdd_guards_own_errors_are_plugin_errors_and_never_denials():
     fields, _ = arms.record_fields(Meta(), _events([*TDD_GUARD_ERRORS, real]))
     assert (fields["pretool_denials"], fields["pretool_plugin_errors"]) == (1, 3)
     runs = [SimpleNamespace(config="tdd-guard", pretool=tuple((d["tool"], d["reason"], d["plugin_error"])
-                                                          for d in found[:k])) for k in (3, 4)]
+                                                          for d in found[:k]), plugin_stop_errors=()) for k in (3, 4)]
+    runs[0].plugin_stop_errors = ("Error during validation: timed out",)  # a Stop-hook block that was an error
     row = pretool_stats(runs, 0.95)["tdd-guard"]  # type: ignore[arg-type]
-    assert (row.denials, row.plugin_errors, row.denied_runs, row.errors) == (1, 6, 1, 6)
+    assert (row.denials, row.plugin_errors, row.denied_runs, row.errors) == (1, 7, 1, 7)
     assert row.reasons == [f"1x {real}"] and "Reached maximum number of turns" in row.error_reasons[0]
 
 

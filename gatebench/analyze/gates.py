@@ -106,6 +106,8 @@ def pretool_stats(runs: list[Run], confidence: float) -> dict[str, GateStats]:
     errors: dict[str, Counter] = defaultdict(Counter)
     denied_runs: dict[str, int] = defaultdict(int)
     for r in runs:
+        # a Stop-hook block that was the plugin failing counts with its PreToolUse errors (arms.stop_blocks)
+        errors[r.config].update(f"(Stop) {why}" for why in r.plugin_stop_errors)
         if not r.pretool:
             continue
         real = [x[1] for x in r.pretool if not (len(x) > 2 and x[2])]
@@ -113,7 +115,7 @@ def pretool_stats(runs: list[Run], confidence: float) -> dict[str, GateStats]:
         counts[r.config].update(real)
         errors[r.config].update(x[1] for x in r.pretool if len(x) > 2 and x[2])
     out = {}
-    for config in counts.keys() | errors.keys():
+    for config in sorted(counts.keys() | {c for c, v in errors.items() if v}):
         n, e = sum(counts[config].values()), sum(errors[config].values())
         out[config] = GateStats(
             config=config, gate="PreToolUse", kind="pretool", verdicts=0, tp=0, fp=0, fn=0, tn=0, errors=e,

@@ -62,6 +62,7 @@ class Run:
     outcome: str | None = None
     outcome_by: tuple = ()
     canary: bool | None = None  # the final oracle had a contradicted canary; None: it ran none
+    plugin_stop_errors: tuple = ()  # a plugin arm's Stop-hook blocks that were the plugin failing (their reasons)
     score: float | None = None  # claude plugin eval's weighted share of graders passed (plugin-eval runs only)
     graders: tuple = ()  # ((name, passed, weight), ...) as claude plugin eval gave them (plugin-eval runs only)
 
@@ -165,6 +166,8 @@ def to_run(d: dict, source: str, base_dir: str) -> Run:
     if raw:  # a plugin arm's PreToolUse denials, read tolerantly (records before the field have none)
         run.pretool = tuple((str(x.get("tool")), str(x.get("reason") or ""), bool(x.get("plugin_error")))
                             for x in raw if isinstance(x, dict))
+    if d.get("plugin_stop_errors"):
+        run.plugin_stop_errors = tuple(str(x) for x in d["plugin_stop_errors"] if isinstance(x, str))
     if "variant" in d or "outcome" in d:
         run.variant, run.outcome, run.outcome_by = _variant_fields(d)
     run.canary = canary_flag(d)

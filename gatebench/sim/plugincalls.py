@@ -18,6 +18,7 @@ Standard library only.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -62,8 +63,8 @@ class PluginCalls:
         """Another working directory than the agent's, or none (a direct API call: the agent's CLI always sends
         its environment block), or, when the agent's prompt is known, a first message without it."""
         cwd = request_cwd(request)
-        if self.agent_cwd and (cwd is None or cwd.rstrip("/") != self.agent_cwd.rstrip("/")):
-            return True
+        if self.agent_cwd and (cwd is None or os.path.realpath(cwd) != os.path.realpath(self.agent_cwd)):
+            return True  # realpath: the CLI may name the work copy through a link (/tmp -> /private/tmp)
         prompt = (self.agent_prompt or "").strip()[:200]
         return bool(prompt) and prompt not in first_user_text(request)
 
