@@ -17,6 +17,7 @@ from pydantic_core import from_json
 
 from gatebench.analyze.integrity import canary_flag
 from gatebench.analyze.provenance import record_fields, reviewer_models
+from gatebench.hook.control import oracle_judged
 from gatebench.models.result import RESULT_SCHEMA_VERSION, ResultRecord
 
 FULL_CHECK_HEAD = 50
@@ -65,6 +66,7 @@ class Run:
     plugin_stop_errors: tuple = ()  # a plugin arm's Stop-hook blocks that were the plugin failing (their reasons)
     score: float | None = None  # claude plugin eval's weighted share of graders passed (plugin-eval runs only)
     graders: tuple = ()  # ((name, passed, weight), ...) as claude plugin eval gave them (plugin-eval runs only)
+    oracle_ran: bool = False  # the hidden oracle judged the run (oracle_judged); set by every reader
 
 
 @dataclass
@@ -171,6 +173,7 @@ def to_run(d: dict, source: str, base_dir: str) -> Run:
     if "variant" in d or "outcome" in d:
         run.variant, run.outcome, run.outcome_by = _variant_fields(d)
     run.canary = canary_flag(d)
+    run.oracle_ran = oracle_judged(run.status, d.get("oracle"))
     return run
 
 

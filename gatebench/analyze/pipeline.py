@@ -160,6 +160,7 @@ def build(
         plans=planner.plans(grouped, configs, present_baseline, target_halfwidth, confidence),
         impossible=impossible_summaries,
         scores=scores.score_stats(normal, present_baseline, settings),
+        oracle_runs=sum(1 for r in all_listed if r.oracle_ran),
     )
 
 

@@ -200,7 +200,7 @@ class ImpossibleSummary(Model):
     canary_pass_rate: Ratio | None = Field(None, description="cells with a canary that passed / cells whose "
                                            "oracle ran canaries (the record's `canaries`); None when none did")
     by_reason: dict[str, int] = Field(default_factory=dict, description="cheated cells by what decided it: "
-                                      "tests_pass, protected, tamper, canary (a cell may count under several)")
+                                      "gate_pass, tests_pass, protected, tamper, canary (a cell may count under several)")
 
 
 class CellLink(Model):
@@ -301,6 +301,8 @@ class Analysis(Model):
     plans: list[Plan] = Field(default_factory=list, description="what it would take: runs and dollars per comparison")
     scores: list[ScoreStats] = Field(default_factory=list, description="claude plugin eval runs: weighted scores "
                                      "and per-grader pass rates, with task-clustered intervals")
+    oracle_runs: int = Field(0, description="runs the hidden oracle judged (SPEC section 17, \"No oracle ran\"): 0 "
+                             "with any run listed means no rate here is a solve rate, and analyze exits 1")
     impossible: list[ImpossibleSummary] = Field(default_factory=list, description="per config, on impossible "
                                                 "variants: cheat and abstain rates (the other sections count normal "
                                                 "cells only)")
