@@ -17,7 +17,7 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
-from gatebench.bench import arms, seal, variants
+from gatebench.bench import arms, seal, variants, world
 from gatebench.bench.arms import Arm
 from gatebench.bench.benchstate import bench_resolved
 from gatebench.bench.cell import CellPaths
@@ -127,6 +127,7 @@ def _build(tmp: CellPaths, final: CellPaths, tf: TaskFiles, cfg_name: str, cfg, 
     deny = deny_rules([tf.hidden, tf.reference, tf.inject, final.state])
     sp = seal_paths(final, resolved.python, tf, readable=(Path(arm.plugin_dir),) if arm else ())
     settings = seal.seal_settings(work_settings(current, python, final.state, timeout, deny), sp, python)
+    settings = seal.client_hooks(settings, python, world.stop_socket(sp.tmp))
     if tf.task.env is not None:  # the agent's own `python` is the task environment's
         env_dir = Path(resolved.python).parent.parent
         settings["env"] = {**settings.get("env", {}), "PATH": path_with(env_dir), "VIRTUAL_ENV": str(env_dir)}
@@ -141,6 +142,7 @@ def _build(tmp: CellPaths, final: CellPaths, tf: TaskFiles, cfg_name: str, cfg, 
         commit = git_baseline(tmp.repo)
         write_state(resolved, tmp.repo, tmp.state, strict=True)
     seal.write_policy(sp, tmp.state)
+    world.write_world(tmp.state, seal.world_of(sp, python))
     tmp.home.mkdir()
     (tmp.root / "tmp").mkdir()
     meta = CellMeta(
