@@ -27,6 +27,7 @@ STOP_SOCKET = "gatebench-stop.sock"  # in the worker's TMPDIR: bound in, hidden 
 CLIENT_SCRIPT = str(Path(__file__).resolve().parent / "stop_client.py")
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 WORLD_VERSION = 1
+RESOLV = "/etc/resolv.conf"
 
 
 def stop_socket(tmp: Path) -> Path:
@@ -115,6 +116,9 @@ def wrap(argv: list[str], world: dict, claude: str) -> list[str]:
         elif os.path.isdir(d):
             args += ["--ro-bind", d, d]
     args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", *_mounts(world, claude)]
+    resolv = os.path.realpath(RESOLV)  # a link into /run (systemd-resolved): the real API's host names need it
+    if os.path.islink(RESOLV) and not _system(resolv):
+        args += ["--ro-bind-try", resolv, resolv]
     return [*args, "--", "/bin/sh", "-c", UNCOVER_PROC, os.path.realpath(claude), *argv[1:]]
 
 
