@@ -222,11 +222,14 @@ def world_of(sp: SealPaths, hook_python: str) -> dict:
     from gatebench.hook.sandbox import python_roots
 
     never = [*private_paths(sp), *_spellings(TEMP_ROOTS), os.path.realpath(os.path.expanduser("~"))]
+    benches = [sp.bench, *package_checkout()[:1]]
     hook_dirs = [*python_roots(hook_python), os.path.dirname(os.path.abspath(hook_python))]
     return world.world_paths(rw=[str(sp.repo), str(sp.home), str(sp.tmp)],
                              interpreters=[*interpreter_paths(sp.python), *hook_dirs],
                              files=[GUARD_SCRIPT, world.CLIENT_SCRIPT, str(sp.state / POLICY_FILE)],
-                             readable=[*map(str, sp.readable), str(sp.cell / "tmp" / "gatebench-bin")], never=never)
+                             readable=[*map(str, sp.readable), str(sp.cell / "tmp" / "gatebench-bin")], never=never,
+                             secret=_spellings([*(b / d for b in benches for d in ("hidden", "reference", "inject")),
+                                                sp.state]))
 
 
 def client_hooks(settings: dict, hook_python: str, socket_path: Path) -> dict:

@@ -49,13 +49,14 @@ def _system(p: str) -> bool:
 
 
 def world_paths(*, rw: list[str], interpreters: list[str], files: list[str], readable: list[str],
-                never: list[str]) -> dict:
+                never: list[str], secret: tuple[str, ...] | list[str] = ()) -> dict:
     """The allow-list as data. `interpreters`: folders an interpreter reads; each is bound unless it is a system
-    folder (already there) or is or holds one of `never` (the bench home, a checkout, the cell, /tmp, the real
-    HOME: a venv's editable install puts the checkout itself on sys.path)."""
+    folder (already there), is or holds one of `never` (the bench home, a checkout, the cell, /tmp, the real
+    HOME: a venv's editable install puts the checkout itself on sys.path), or lies in one of `secret` (hidden,
+    reference, inject, the state dir: whatever an interpreter's path says)."""
     ro = []
     for p in dict.fromkeys(os.path.realpath(x) for x in interpreters):
-        if _system(p) or any(_under(n, p) for n in never):
+        if _system(p) or any(_under(n, p) for n in never) or any(_under(p, x) for x in secret):
             continue
         ro.append(p)
     return {"v": WORLD_VERSION, "rw": [os.path.realpath(p) for p in rw],
