@@ -1,6 +1,9 @@
 """The seal of a bench cell (ring 1 of the trust boundary): what the agent may read and write, and the proof.
 
-Three layers, all written by prep into the cell, all facts checked on the pinned CLI (SPEC.md, "Sealed cells"):
+First the agent's world (gatebench/bench/world.py): the CLI runs in a mount namespace that holds only what the
+cell needs (`world_of`: state/world.json), with its Stop hook a client of a stop server outside
+(gatebench/bench/stopserver.py). Inside it, as defence in depth, three layers, all written by prep into the cell,
+all facts checked on the pinned CLI (SPEC.md, "Sealed cells"):
 - Claude Code's Bash sandbox (bubblewrap + socat): `sandbox.filesystem.denyRead` hides what is private wherever
   it lives (the bench home, this gatebench's own checkout, their git dirs, a matrix's run and runs folders, the
   cell dir, an imported task's source repository) and /tmp; `allowRead` gives back what the agent needs wherever
@@ -553,7 +556,7 @@ def _probe_run(sp: SealPaths, away: Path, claude: Path | None, timeout_s: float,
     claude = claude or find_claude()
     script, targets = _probe_script(sp, away)
     sock = world.stop_socket(sp.tmp)
-    settings = client_hooks(seal_settings({}, sp, sys.executable), sys.executable, sock)
+    settings = seal_settings({}, sp, sys.executable)
     settings["hooks"]["Stop"] = [{"hooks": [{"type": "command",
                                              "command": world.client_command(sys.executable, "stop", sock)}]}]
     (sp.repo / ".claude").mkdir()
