@@ -14,7 +14,7 @@ import pytest
 from cli_harness import bash, fake_api, require_claude, say
 from conftest import ROOT
 
-from gatebench.bench import world
+from gatebench.bench import seal, world
 from gatebench.bench.cell import CellPaths
 from gatebench.bench.finalize import finalize
 from gatebench.bench.prep import prep
@@ -127,3 +127,6 @@ def test_a_planted_reference_shown_is_a_leak_and_the_fix_written_by_the_agent_is
     rec, _ = run_cell(writer, monkeypatch, [tool("Write", file_path=str(target), content=ref),
                                             tool("Read", file_path=str(target))])
     assert target.read_text() == ref and not rec.leak and rec.findings == [], rec.findings
+    # The stop server lived and died with the worker: its socket is gone, the hooks answered through it.
+    assert not world.stop_socket(seal.worker_tmp(writer.root)).exists()
+    assert [s.decision for s in rec.stops] == ["allow"]

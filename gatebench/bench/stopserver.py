@@ -16,6 +16,7 @@ import os
 import socket
 import subprocess
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,6 +24,7 @@ VERBS = ("stop", "session-start")
 MAX_REQUEST = 64 << 20
 READ_TIMEOUT_S = 60.0
 ACCEPT_TICK_S = 0.2
+STOP_WAIT_S = 5.0
 
 
 class StopServer:
@@ -57,9 +59,12 @@ class StopServer:
         return self
 
     def stop(self) -> None:
+        """Stop accepting; wait briefly for hooks in flight (the attempt's sweep has killed them by now: they carry
+        its marker), then remove the socket."""
         self._done.set()
+        end = time.monotonic() + STOP_WAIT_S
         for t in list(self._threads):
-            t.join(timeout=self.timeout_s + 5)
+            t.join(timeout=max(0.0, end - time.monotonic()))
         if self._sock is not None:
             self._sock.close()
         try:
