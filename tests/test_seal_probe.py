@@ -190,6 +190,9 @@ def test_a_cell_without_the_seal_is_not_run_as_sealed(tmp_path):
     prep("T1", "none", cell, force=True)
     (cell / "state" / "seal.json").unlink()
     assert "guard" in seal.cell_problem(cell)
+    prep("T1", "none", cell, force=True)
+    (cell / "state" / "world.json").unlink()  # a cell prepared before the agent's world
+    assert "world" in seal.cell_problem(cell)
 
 
 def test_the_npm_shim_answers_root_at_once_and_passes_the_rest_on(tmp_path):

@@ -130,3 +130,17 @@ def test_a_planted_reference_shown_is_a_leak_and_the_fix_written_by_the_agent_is
     # The stop server lived and died with the worker: its socket is gone, the hooks answered through it.
     assert not world.stop_socket(seal.worker_tmp(writer.root)).exists()
     assert [s.decision for s in rec.stops] == ["allow"]
+
+
+def test_a_sealed_sim_cell_runs_end_to_end_with_its_stops_judged_outside(tmp_path):
+    require_claude()
+    cell = CellPaths(tmp_path / "sim")
+    prep("T1", "tests", cell.root)
+    info = run_worker("sim", cell, WorkerOptions(timeout_s=240, sealed=True))
+    rec = finalize(cell)
+    assert info["rc"] == 0 and rec.status == "ok" and rec.sealed is True, (info, rec.error)
+    # Every stop reached the hook outside: an event per stop, the tests gate judged each.
+    assert rec.stops and all(any(g.name == "tests" and g.verdict in ("pass", "fail") for g in s.gates)
+                             for s in rec.stops)
+    assert rec.blocks == sum(s.decision == "block" for s in rec.stops)
+    assert not world.stop_socket(seal.worker_tmp(cell.root)).exists()
