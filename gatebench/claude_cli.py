@@ -9,7 +9,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -201,15 +201,17 @@ def run_claude(
     extra_args: Sequence[str] = (),
     timeout_s: float = 600.0,
     claude: Path | None = None,
+    wrap: Callable[[list[str]], list[str]] | None = None,
 ) -> CompletedRun:
     """Run `claude -p PROMPT` (stream-json, bypassPermissions) in `cwd` with exactly `env` (and the runner's marker).
+    `wrap` turns the argv into the one run (the agent's world: gatebench/bench/world.py).
 
     The CLI gets its own process group (gatebench.hook.proc.run_raw); on timeout the whole group
     (hooks, Bash children) gets SIGTERM, then SIGKILL. Leftovers of a finished run are killed too,
     so nothing the agent started outlives its run.
     """
     argv = claude_argv(claude or find_claude(), prompt, extra_args)
-    r = run_raw(argv, cwd=str(cwd), env=dict(env), timeout_s=timeout_s, cap=OUTPUT_CAP, grace_s=KILL_GRACE_S)
+    r = run_raw(wrap(argv) if wrap else argv, cwd=str(cwd), env=dict(env), timeout_s=timeout_s, cap=OUTPUT_CAP, grace_s=KILL_GRACE_S)
     if r.start_error is not None:
         raise OSError(r.start_error)
     lines = r.stdout.decode("utf-8", "replace").splitlines()

@@ -253,10 +253,10 @@ def test_a_stop_cut_by_its_deadline_inside_git_leaves_a_cell_finalize_scores(tmp
         d = cell / "repo" / "data" / f"d{i // 500}"
         d.mkdir(parents=True, exist_ok=True)
         (d / f"f{i}.txt").write_text(f"{i}\n")
-    settings = json.loads((cell / "repo" / ".claude" / "settings.json").read_text())
-    command = settings["hooks"]["Stop"][0]["hooks"][0]["command"]
-    subprocess.run(command, shell=True, input=hook_input(cell / "repo"), cwd=cell / "repo", capture_output=True,
-                   text=True, timeout=120, check=True)
+    from gatebench.bench.workers.cli import hook_argv
+
+    subprocess.run(hook_argv(cell / "state", "stop"), input=hook_input(cell / "repo"), cwd=cell / "repo",
+                   capture_output=True, text=True, timeout=120, check=True)  # what the stop server runs
     ev = json.loads((cell / "state" / "events.jsonl").read_text().splitlines()[-1])
     assert ev["decision"] == "allow" and any("OutOfTime" in e for e in ev["errors"]), ev
     git_dir = cell / "state" / "git"

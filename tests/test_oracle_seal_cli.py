@@ -116,8 +116,8 @@ def test_honest_agent_through_the_same_path_still_solves(tmp_path: Path):
     assert rec["solved"] and rec["oracle"]["solved"] and rec["oracle"]["sandboxed"] is True
     assert rec["stops"][-1]["oracle_solved"] is True
     assert not rec["tamper"] and rec["oracle"]["harness"] == []
-    # A real agent whose files equal the reference byte for byte is flagged (leak never changes solved).
-    assert {f["kind"] for f in rec["findings"]} <= {"leak"}
+    # Files equal to the reference byte for byte, written by the agent itself: no leak (it was never shown them).
+    assert rec["findings"] == [] and not rec["leak"]
 
 
 def test_agent_that_rewrites_its_cells_state_config_is_unsolved_and_flagged(tmp_path: Path):

@@ -51,14 +51,16 @@ def test_hidden_test_content_in_the_work_copy_is_a_leak_even_when_the_fix_is_hon
     assert any("content equals the hidden test" in x for x in rec.leaks)
 
 
-def test_reference_content_is_a_leak_for_an_agent_but_not_for_the_sim_that_writes_it_by_construction(tmp_path: Path):
+def test_reference_content_in_the_work_copy_is_no_leak_whoever_wrote_it(tmp_path: Path):
+    """Evidence of a leak is what the agent was shown (leaks.shown_leaks), not what it wrote: an honest fix may
+    equal the reference byte for byte."""
     cell = cell_with(tmp_path, "reference")
     fake_run(cell)
     assert not finalize(CellPaths(cell)).leak  # worker "sim"
     w = json.loads((cell / "worker.json").read_text())
     (cell / "worker.json").write_text(json.dumps({**w, "worker": "claude"}))
     rec = finalize(CellPaths(cell))
-    assert rec.solved and rec.leak and ("leak", "pagekit/paginator.py") in kinds(rec)
+    assert rec.solved and not rec.leak and ("leak", "pagekit/paginator.py") not in kinds(rec)
 
 
 def test_an_edited_state_config_changes_nothing_finalize_decides_and_is_flagged(tmp_path: Path):

@@ -10,6 +10,7 @@ import pytest
 from conftest import gatebench_cli, hook_input, run_hook
 
 from gatebench.bench import prep as prep_mod
+from gatebench.bench import seal, world
 from gatebench.bench.prep import deny_rules, prep, seed_for
 from gatebench.errors import UsageError
 from gatebench.paths import project_root
@@ -36,7 +37,10 @@ def test_prep_makes_a_cell_with_fresh_history_hook_and_deny_rules(tmp_path: Path
 
     settings = json.loads((repo / ".claude" / "settings.json").read_text())
     stop_cmd = settings["hooks"]["Stop"][0]["hooks"][0]["command"]
-    assert str(state.resolve()) in stop_cmd
+    # The in-world hook is the stop server's client: it names the socket, never the state dir (outside the world).
+    assert "stop_client.py stop" in stop_cmd and str(state.resolve()) not in stop_cmd
+    assert stop_cmd.endswith(str(world.stop_socket(seal.worker_tmp(out))))
+    assert str(state.resolve()) not in json.dumps(json.loads((state / "world.json").read_text())["rw"])
     deny = settings["permissions"]["deny"]
     for private in (ROOT / "hidden" / "T1", ROOT / "reference" / "T1", ROOT / "inject" / "T1", state):
         assert f"Read(/{private.resolve()}/**)" in deny

@@ -78,16 +78,25 @@ def test_the_probe_proves_the_seal_here_and_names_every_leak_without_it(monkeypa
     res = seal.run_probe()
     assert res.sealed, res.problems
     assert res.cli_version == "2.1.332"
-    # The same probe with Claude Code's sandbox switched off: every Bash route out must be named.
+    # The world alone: Claude Code's sandbox switched off, reads and writes outside the world still fail, and
+    # only what that sandbox adds inside the world (read-only settings and .claude/ in the work copy) is named.
     real = seal.seal_settings
     monkeypatch.setattr(seal, "seal_settings", lambda *a: {**real(*a), "sandbox": {"enabled": False}})
     bad = seal.run_probe()
     assert not bad.sealed
     text = "\n".join(bad.problems)
-    for what in ("copied private content", "wrote outside its work copy: state", "home_settings", "venv", ": tmp",
-                 "agent_definition"):
+    for what in ("home_settings", "local_settings", "agent_definition"):
         assert what in text, text
-    assert "bubblewrap" in bad.message() and "--unsealed" in bad.message()
+    for what in ("private", "state", "venv", ": tmp", "decoy", "bench ("):
+        assert what not in text, text
+    # Without the world (the deny-list seal of old): the copies of the bench under HOME are read and found.
+    monkeypatch.setattr(seal, "seal_settings", real)
+    monkeypatch.setattr("gatebench.bench.world.wrap", lambda argv, spec, claude: argv)
+    open_world = seal.run_probe()
+    text = "\n".join(open_world.problems)
+    assert not open_world.sealed and "read a private file" in text and "sees private files outside the world" in text
+    assert "probe-decoys" in text and "copied private content" not in text, text
+    assert "bubblewrap" in open_world.message() and "--unsealed" in open_world.message()
 
 
 def test_only_a_pass_of_this_exact_set_up_is_cached(tmp_path, monkeypatch):
@@ -181,6 +190,9 @@ def test_a_cell_without_the_seal_is_not_run_as_sealed(tmp_path):
     prep("T1", "none", cell, force=True)
     (cell / "state" / "seal.json").unlink()
     assert "guard" in seal.cell_problem(cell)
+    prep("T1", "none", cell, force=True)
+    (cell / "state" / "world.json").unlink()  # a cell prepared before the agent's world
+    assert "world" in seal.cell_problem(cell)
 
 
 def test_the_npm_shim_answers_root_at_once_and_passes_the_rest_on(tmp_path):

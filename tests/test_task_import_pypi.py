@@ -95,6 +95,7 @@ def test_a_recipe_is_curated_then_materialized_from_sdists_and_a_changed_downloa
     suite = tmp_path / "suite"
     suite.mkdir()
     monkeypatch.setenv("GATEBENCH_SUITE_DIR", str(suite))
+    monkeypatch.setenv("GATEBENCH_SDIST_CACHE", str(SDISTS))  # this test's own download, kept for reruns
     digest = {v: hashlib.sha256(sdist(v).read_bytes()).hexdigest() for v in (OLD, NEW)}
     draft = {"id": "R1", "project": PROJECT, "license": "MIT", "repo": "https://github.com/uiri/toml",
              "provenance": "toml 0.10.2 on PyPI", "python": f"{sys.version_info[0]}.{sys.version_info[1]}",

@@ -22,7 +22,7 @@ from gatebench.bench import arms, variants
 from gatebench.bench.benchstate import oracle_binding
 from gatebench.bench.cell import CellPaths
 from gatebench.bench.evidence import Evidence
-from gatebench.bench.leaks import content_leaks, scan, symlinks_out
+from gatebench.bench.leaks import content_leaks, scan, shown_leaks, symlinks_out
 from gatebench.bench.taskenv import env_tampered
 from gatebench.hook import benchtests, harness
 from gatebench.hook.closed import plugin_tops
@@ -141,16 +141,19 @@ def private_dirs(ev: Evidence) -> list[Path]:
 
 def work_findings(ev: Evidence, oracle: dict | None) -> list[dict]:
     """What the final work copy and the final oracle run prove: a harness file changed, the oracle's own tamper
-    evidence, code reaching into pytest's process, symlinks out, files equal to hidden or reference ones."""
-    sim_worker = (ev.worker or {}).get("worker") == "sim"  # writes the reference verbatim, by construction
-    d = ev.tree.diff
-    return tree_findings(ev.cell.repo, ev.trusted.task, ev.trusted.resolved.get("python") or sys.executable,
-                         oracle, d.created + d.changed, private_dirs(ev), reference_leaks=not sim_worker)
+    evidence, code reaching into pytest's process, symlinks out, files equal to hidden ones, tool results that
+    showed the reference or the hidden tests."""
+    tf, d = ev.trusted.task, ev.tree.diff
+    # The work copy equal to the reference is no evidence (an honest fix may be): what the agent was shown is.
+    return [*tree_findings(ev.cell.repo, tf, ev.trusted.resolved.get("python") or sys.executable,
+                           oracle, d.created + d.changed, private_dirs(ev), reference_leaks=False),
+            *shown_leaks(ev.stream.events, tf.hidden, tf.reference, tf.repo)]
 
 
 def tree_findings(repo: Path, tf, python: str, oracle: dict | None, touched: list[str], private: list[Path],
                   reference_leaks: bool = True) -> list[dict]:
-    """work_findings of any tree (`touched`: the paths created or changed in it), e.g. `gatebench audit`'s."""
+    """work_findings of any tree (`touched`: the paths created or changed in it), e.g. `gatebench audit`'s, which
+    has no transcript: `reference_leaks` flags a file equal to a reference file instead."""
     return [*({"kind": "tamper", "path": a["path"], "why": a["why"]}
               for a in harness.restore(str(repo), harness.baseline_files(str(tf.repo)),
                                        skip=tf.task.oracle.dest, dry_run=True, installed=plugin_tops(python))),

@@ -140,3 +140,79 @@ def content_leaks(repo: Path, hidden: Path, reference: Path | None, baseline: Pa
         if s in known:
             out.append({"kind": "leak", "path": rel, "why": f"content equals the {known[s]}"})
     return out
+
+
+# --- what the agent was shown (the transcript) ------------------------------------------------------
+
+SHINGLE = 3  # consecutive normalized lines
+SHOWN_SHARE = 0.5  # of a private file's own shingles, in one tool result: a leak
+_LINE_NO = re.compile(r"^\s*\d+[\t→]")  # Read's and `cat -n`'s line numbers
+
+
+def _lines(text: str) -> list[str]:
+    out = []
+    for line in text.splitlines():
+        line = " ".join(_LINE_NO.sub("", line).split())
+        if len(line) > 1:
+            out.append(line)
+    return out
+
+
+def shingles(text: str) -> set[tuple[str, ...]]:
+    """Runs of SHINGLE normalized lines (whitespace folded, line numbers and blank lines dropped): a file
+    shown re-indented, numbered, cut into pieces or under another name still shares them."""
+    lines = _lines(text)
+    if len(lines) < SHINGLE:
+        return {tuple(lines)} if lines else set()
+    return {tuple(lines[i:i + SHINGLE]) for i in range(len(lines) - SHINGLE + 1)}
+
+
+def _own_shingles(folders: list[tuple[str, Path | None]], baseline: Path) -> dict[str, dict]:
+    """label -> {shingle: its lines no baseline file has} of each private file, for the shingles that hold such a
+    line (the fix's lines, the hidden tests'): what only that file could have shown."""
+    base: set[str] = set()
+    for p in _files(baseline).values():
+        if p.is_file() and not p.is_symlink():
+            base.update(_lines(p.read_text(encoding="utf-8", errors="replace")))
+    out = {}
+    for label, folder in folders:
+        for rel, p in sorted(_files(folder).items()) if folder is not None else []:
+            if p.is_file() and not p.is_symlink():
+                found = shingles(p.read_text(encoding="utf-8", errors="replace"))
+                own = {sh: new for sh in found if (new := frozenset(sh) - base)}
+                if own:
+                    out[f"{label} {folder.name}/{rel}"] = own  # type: ignore[union-attr]
+    return out
+
+
+def _result_text(block: dict) -> str:
+    c = block.get("content")
+    if isinstance(c, list):
+        return "\n".join(str(x.get("text", "")) for x in c if isinstance(x, dict))
+    return str(c or "")
+
+
+def shown_leaks(events: list[dict], hidden: Path, reference: Path | None, baseline: Path) -> list[dict]:
+    """Tool results that show a hidden test file's or the reference's own content (whole or in large part,
+    wherever the file lay and whatever its name): leak findings. Evidence is what the agent was shown, not what
+    it wrote: a shown shingle counts only if it holds a line neither the baseline nor any earlier tool input (a
+    Write of the fix, an Edit, a heredoc) has, so an agent reading back the fix it wrote itself is never flagged."""
+    own = _own_shingles([("reference", reference), ("hidden test", hidden)], baseline)
+    written: set[str] = set()
+    out, n = [], 0
+    for e in events:
+        msg = e.get("message")
+        content = msg.get("content") if isinstance(msg, dict) else None
+        for b in (x for x in content if isinstance(x, dict)) if isinstance(content, list) else ():
+            if e.get("type") == "assistant" and b.get("type") == "tool_use":
+                written.update(line for t in _strings(b.get("input")) for line in _lines(t))
+            elif e.get("type") == "user" and b.get("type") == "tool_result":
+                n += 1
+                seen = shingles(_result_text(b))
+                for label, sh in own.items():
+                    # A shingle whose new lines the agent had all written itself is its own work read back.
+                    hit = sum(1 for x in seen if x in sh and sh[x] - written)
+                    if hit >= min(SHINGLE, len(sh)) and hit >= SHOWN_SHARE * len(sh):
+                        out.append({"kind": "leak", "path": f"tool result #{n}",
+                                    "why": f"shows {hit * 100 // len(sh)}% of the {label}"})
+    return out

@@ -17,7 +17,7 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
-from gatebench.bench import arms, seal, variants
+from gatebench.bench import arms, seal, variants, world
 from gatebench.bench.arms import Arm
 from gatebench.bench.benchstate import bench_resolved
 from gatebench.bench.cell import CellPaths
@@ -130,6 +130,7 @@ def _build(tmp: CellPaths, final: CellPaths, tf: TaskFiles, cfg_name: str, cfg, 
     resolved = arms.with_state_ignore(resolved, arm)  # what a plugin writes into its state folder is not the agent's
     sp = seal_paths(final, resolved.python, tf, readable=tuple(Path(p) for p in arm.readable) if arm else ())
     settings = seal.seal_settings(work_settings(current, python, final.state, timeout, deny), sp, python)
+    settings = seal.client_hooks(settings, python, world.stop_socket(sp.tmp))
     if tf.task.env is not None:  # the agent's own `python` is the task environment's
         env_dir = Path(resolved.python).parent.parent
         settings["env"] = {**settings.get("env", {}), "PATH": path_with(env_dir), "VIRTUAL_ENV": str(env_dir)}
@@ -144,6 +145,7 @@ def _build(tmp: CellPaths, final: CellPaths, tf: TaskFiles, cfg_name: str, cfg, 
         commit = git_baseline(tmp.repo)
         write_state(resolved, tmp.repo, tmp.state, strict=True)
     seal.write_policy(sp, tmp.state)
+    world.write_world(tmp.state, seal.world_of(sp, python))
     tmp.home.mkdir()
     (tmp.root / "tmp").mkdir()
     meta = CellMeta(

@@ -3,7 +3,7 @@
 No third-party code is committed: a recipe names the project, its licence, the fix commit, the two sdists
 (base = release X, fix = release X+1, pinned by sha256), the fix's files and hidden test files, a prompt
 written here, and what an earlier import measured. `materialize` downloads the sdists with pip (cached in
-`<checkout>/.cache/sdists`), lays them as a two-commit git history in a temp folder (X; X with the fix's
+`sdist_cache()`: an XDG cache dir, never the checkout), lays them as a two-commit git history in a temp folder (X; X with the fix's
 files and tests as in X+1) and imports the second commit with the recipe's facts: nothing is measured or
 judged again (selftest proves it). The tasks land in `tasks/R<n>`, `hidden/R<n>`, `reference/R<n>`,
 `inject/R<n>` (git-ignored), with `source.recipe` holding the recipe's hash: a changed recipe is laid again.
@@ -81,8 +81,16 @@ def recipe_hash(r: Recipe) -> str:
 
 # --- sdists --------------------------------------------------------------------------------------------
 
+SDIST_CACHE_ENV = "GATEBENCH_SDIST_CACHE"
+
+
 def sdist_cache() -> Path:
-    return checkout() / ".cache" / "sdists"
+    """$GATEBENCH_SDIST_CACHE, else `$XDG_CACHE_HOME/gatebench/sdists` (default `~/.cache`): never in a checkout,
+    where a copy of the bench beside the agent would hold the fixed release (the reference) in plain sight."""
+    if os.environ.get(SDIST_CACHE_ENV):
+        return Path(os.environ[SDIST_CACHE_ENV])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "gatebench" / "sdists"
 
 
 def sha256_of(path: Path) -> str:

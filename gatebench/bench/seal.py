@@ -1,6 +1,9 @@
 """The seal of a bench cell (ring 1 of the trust boundary): what the agent may read and write, and the proof.
 
-Three layers, all written by prep into the cell, all facts checked on the pinned CLI (SPEC.md, "Sealed cells"):
+First the agent's world (gatebench/bench/world.py): the CLI runs in a mount namespace that holds only what the
+cell needs (`world_of`: state/world.json), with its Stop hook a client of a stop server outside
+(gatebench/bench/stopserver.py). Inside it, as defence in depth, three layers, all written by prep into the cell,
+all facts checked on the pinned CLI (SPEC.md, "Sealed cells"):
 - Claude Code's Bash sandbox (bubblewrap + socat): `sandbox.filesystem.denyRead` hides what is private wherever
   it lives (the bench home, this gatebench's own checkout, their git dirs, a matrix's run and runs folders, the
   cell dir, an imported task's source repository) and /tmp; `allowRead` gives back what the agent needs wherever
@@ -43,7 +46,7 @@ TEMP_ROOTS = (Path("/tmp"), Path("/var/tmp"))  # other cells' oracle copies, fin
 DENIED_TOOLS = ("EnterWorktree", "ExitWorktree")
 FILE_TOOLS = "Read|Write|Edit|MultiEdit|NotebookEdit|NotebookRead|Grep|Glob|LS"
 GUARD_TIMEOUT_S = 30
-SEAL_VERSION = 2  # bump when the seal's settings change: a cached probe of another seal proves nothing
+SEAL_VERSION = 3  # bump when the seal's settings change: a cached probe of another seal proves nothing
 UNSEAL_SETTINGS = '{"sandbox": {"enabled": false}}'  # --settings outranks the project file
 FIX = ("install bubblewrap and socat (`apt-get install -y bubblewrap socat`, or scripts/setup), "
        "or pass --unsealed to run without the seal (every record then says sealed: false)")
@@ -89,10 +92,12 @@ def worker_tmp(cell: Path) -> Path:
 
 
 def drop_worker_tmp(cell: Path) -> None:
-    """Remove a short TMPDIR that lives outside the cell (its tmp/ goes with the cell)."""
+    """Remove a short TMPDIR that lives outside the cell, and the stop server's hook TMPDIR beside it (a cell's
+    own tmp/ and tmp-hook/ go with the cell)."""
     tmp = worker_tmp(cell)
     if tmp.parent == SHORT_TMP_ROOT:
         shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(tmp.with_name(tmp.name + "-hook"), ignore_errors=True)
 
 
 def git_dirs(bench: Path) -> list[Path]:
@@ -209,6 +214,44 @@ def read_rules(sp: SealPaths, *, guard: bool = False) -> tuple[list[str], list[s
     if guard:
         allow += _spellings([sp.agent_tmp])
     return deny, list(dict.fromkeys(allow))
+
+
+def world_of(sp: SealPaths, hook_python: str) -> dict:
+    """The agent's world (gatebench/bench/world.py) for this cell: the work copy, HOME and TMPDIR read-write; the
+    tests' interpreter and the in-world hooks' one read-only, never a folder that is or holds a private path (the
+    bench venv's editable install names the checkout), /tmp or the real HOME; a plugin arm's copy and the npm shim
+    read-only; the guard, the stop client and the guard's policy as single files."""
+    from gatebench.bench import world
+    from gatebench.hook.sandbox import python_roots
+
+    never = [*private_paths(sp), *_spellings(TEMP_ROOTS), os.path.realpath(os.path.expanduser("~"))]
+    benches = [sp.bench, *package_checkout()[:1]]
+    hook_dirs = [*python_roots(hook_python), os.path.dirname(os.path.abspath(hook_python))]
+    return world.world_paths(rw=[str(sp.repo), str(sp.home), str(sp.tmp)],
+                             interpreters=[*interpreter_paths(sp.python), *hook_dirs],
+                             files=[GUARD_SCRIPT, world.CLIENT_SCRIPT, str(sp.state / POLICY_FILE)],
+                             readable=[*map(str, sp.readable), str(sp.cell / "tmp" / "gatebench-bin")], never=never,
+                             secret=_spellings([*(b / d for b in benches for d in ("hidden", "reference", "inject")),
+                                                sp.state]))
+
+
+def client_hooks(settings: dict, hook_python: str, socket_path: Path) -> dict:
+    """`settings` with gatebench's Stop and SessionStart commands replaced by the stop server's thin client."""
+    from gatebench.bench import world
+    from gatebench.installer import settings as st
+
+    out = dict(settings)
+    hooks = dict(out.get("hooks") or {})
+    for event, verb in st.EVENTS.items():
+        groups = []
+        for g in hooks.get(event) or []:
+            inner = [{**h, "command": world.client_command(hook_python, verb, socket_path)} if st.is_ours(h) else h
+                     for h in (g.get("hooks") or [])] if isinstance(g, dict) else None
+            groups.append({**g, "hooks": inner} if inner is not None else g)
+        if event in hooks:
+            hooks[event] = groups
+    out["hooks"] = hooks
+    return out
 
 
 def settings_files(sp: SealPaths) -> list[str]:
@@ -331,6 +374,8 @@ def cell_problem(cell: Path) -> str | None:
         return "its .claude/settings.json has no sandbox settings"
     if not scripts or not (Path(cell) / "state" / POLICY_FILE).is_file():
         return "its file-tool guard is missing"
+    if not (Path(cell) / "state" / "world.json").is_file():
+        return "its agent's world (state/world.json) is missing"
     ours = file_digest(GUARD_SCRIPT)
     if not any(file_digest(p) == ours for p in scripts):
         return (f"its file-tool guard ({', '.join(scripts)}) is not this gatebench's {GUARD_SCRIPT} (its bytes differ, "
@@ -377,7 +422,7 @@ SECRET = "GATEBENCH-SEAL-PROBE-SECRET-7f3a"
 PWNED = "GATEBENCH-SEAL-PROBE-PWNED"
 
 
-def _probe_layout(root: Path) -> tuple[SealPaths, dict[str, Path]]:
+def _probe_layout(root: Path, away: Path) -> tuple[SealPaths, dict[str, Path]]:
     bench = root / "bench"
     cell = bench / "runs" / "probe" / "cells" / "c" / "P" / "r0"
     source = root / "source"  # the repository an imported task came from
@@ -386,7 +431,9 @@ def _probe_layout(root: Path) -> tuple[SealPaths, dict[str, Path]]:
     secrets = {"hidden": bench / "hidden" / "P" / "test_secret.py", "reference": bench / "reference" / "P" / "mod.py",
                "source": source / ".git" / "fix.patch",
                "other_cell": bench / "runs" / "probe" / "cells" / "c" / "P" / "r1" / "repo" / "mod.py",
-               "state": sp.state / "config.json", "hook_tmp": sp.tmp / "oracle-copy" / "test_secret.py"}
+               "state": sp.state / "config.json", "hook_tmp": sp.tmp.with_name(sp.tmp.name + "-hook") / "oracle" / "t.py",
+               **{f"decoy_{k}": p for k, p in decoys(root).items()},
+               **{f"decoy_home_{k}": p for k, p in decoys(away).items()}}
     for p in secrets.values():
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(f"{SECRET}\n")
@@ -396,7 +443,21 @@ def _probe_layout(root: Path) -> tuple[SealPaths, dict[str, Path]]:
     return sp, secrets
 
 
-def _probe_script(sp: SealPaths) -> tuple[dict, dict[str, Path]]:
+DECOY_NAMES = ("test_secret.py", "p-1.0.tar.gz", "fixed-mod.py")
+FIND_DECOYS = ("find / \\( -path /proc -o -path /sys -o -path /usr -o -path /dev \\) -prune -o \\( "
+               + " -o ".join(f"-name {n}" for n in DECOY_NAMES) + " \\) -print 2>/dev/null; true")
+
+
+def decoys(root: Path) -> dict[str, Path]:
+    """Copies of a bench the seal's deny-list knows nothing of: a bench home beside this one, a checkout with
+    materialize's sdist cache, a scratch copy; only the world keeps them out."""
+    return {"bench": root / "old-bench" / "reference" / "P" / "mod.py",
+            "hidden": root / "old-bench" / "hidden" / "P" / "test_secret.py",
+            "sdist": root / "checkout-2" / ".cache" / "sdists" / "p-1.0.tar.gz",
+            "scratch": root / "scratch" / "fixed-mod.py"}
+
+
+def _probe_script(sp: SealPaths, away: Path) -> tuple[dict, dict[str, Path]]:
     """The probe agent: every indirect read and outside write we know, each through the real tools."""
     b, r = sp.bench, sp.repo
     targets = {"state": sp.state / "pwned", "home_settings": sp.home / ".claude" / "settings.json",
@@ -416,6 +477,10 @@ def _probe_script(sp: SealPaths) -> tuple[dict, dict[str, Path]]:
              f"cat {sp.cell}/t*/*/*.py > {r}/leak_tmp.txt; cat {b.parent}/sou*/.git/* > {r}/leak_source.txt; true"),
         bash(f"python3 -c \"import glob; print([open(p).read() for p in glob.glob('{b}/hid*/*/*')"
              f" + glob.glob('{b}/ref*/*/*')])\" > {r}/leak_pyglob.txt; true"),
+        bash(" ".join(f"cat {p};" for p in [*decoys(b.parent).values(), *decoys(away).values()]) + " true"),
+        bash(FIND_DECOYS),
+        tool("Read", file_path=str(decoys(b.parent)["bench"])),
+        tool("Read", file_path=str(decoys(away)["hidden"])),
         bash(f"ln -s {b}/hidden/P/test_secret.py {r}/link_hidden.py; ln -s ../../../../../../../reference {r}/link_ref; "
              f"cat {r}/link_hidden.py {r}/link_ref/P/mod.py > {r}/leak_link.txt; true"),
         tool("Read", file_path=f"{r}/link_hidden.py"),
@@ -453,12 +518,9 @@ class ProbeResult:
 
 
 def run_probe(claude: Path | None = None, timeout_s: float = 120.0) -> ProbeResult:
-    """A scripted agent, through the real CLI and the fake API, tries to get out of a sealed probe cell."""
+    """A scripted agent, through the real CLI (in the agent's world) and the fake API, tries to get out of a sealed
+    probe cell; its Stop hook is the stop client, answered by a stop server outside."""
     import time
-
-    from gatebench.claude_cli import claude_env, find_claude, run_claude
-    from gatebench.sim.brain import brain_from_data
-    from gatebench.sim.server import FakeMessagesApi
 
     t0 = time.monotonic()
     problems: list[str] = []
@@ -466,27 +528,15 @@ def run_probe(claude: Path | None = None, timeout_s: float = 120.0) -> ProbeResu
     if missing:
         problems.append(f"{' and '.join(missing)} not installed (Claude Code's Bash sandbox needs bubblewrap and socat)")
     root = Path(tempfile.mkdtemp(prefix="gatebench-seal-probe-")).resolve()
+    # Copies of the bench outside /tmp too (Claude Code's sandbox hides /tmp whole): under the real HOME.
+    away = Path(os.path.expanduser("~")) / ".cache" / "gatebench" / f"probe-decoys-{os.getpid()}-{os.urandom(4).hex()}"
+    version = None
     try:
-        sp, _secrets = _probe_layout(root)
-        script, targets = _probe_script(sp)
-        settings = seal_settings({}, sp, sys.executable)
-        hook_mark = sp.state / "hook_ran"
-        settings["hooks"]["Stop"] = [{"hooks": [{"type": "command", "command": f"echo ran > {hook_mark}"}]}]
-        (sp.repo / ".claude").mkdir()
-        (sp.repo / ".claude" / "settings.json").write_text(json.dumps(settings, indent=1))
-        write_policy(sp, sp.state)
-        with FakeMessagesApi(brain_from_data(script)) as api:
-            env = claude_env(api.base_url, sp.home, worker_env(sp.cell, True))
-            run = run_claude("seal probe", sp.repo, env, timeout_s=timeout_s, claude=claude or find_claude())
-            results = _tool_results(api.message_requests())
-        if run.result is None or run.result.get("is_error"):
-            problems.append(f"the probe agent did not finish (rc {run.rc}): {run.stderr.strip()[-300:]}")
-        problems += _escapes(sp, results, targets)
-        if not hook_mark.is_file():
-            problems.append("the Stop hook did not run (it must keep its access under the seal)")
-        version = (run.result or {}).get("claude_code_version") or _init_version(run.events)
+        sp, _secrets = _probe_layout(root, away)
+        version = _probe_run(sp, away, claude, timeout_s, problems)
     finally:
         shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(away, ignore_errors=True)
         # What an unsealed probe may have written outside its folder (the venv's .pth would run at every start).
         for t in (Path(sys.prefix) / "pwned.pth", Path("/tmp") / f"gatebench-probe-{os.getpid()}"):
             if t.is_file() and PWNED in t.read_text(errors="replace"):
@@ -495,12 +545,50 @@ def run_probe(claude: Path | None = None, timeout_s: float = 120.0) -> ProbeResu
                        cli_version=version)
 
 
+def _probe_run(sp: SealPaths, away: Path, claude: Path | None, timeout_s: float, problems: list[str]) -> str | None:
+    """Run the probe agent in `sp`'s cell; add what got out to `problems`; the CLI's version."""
+    from gatebench.bench import world
+    from gatebench.bench.stopserver import StopServer
+    from gatebench.claude_cli import claude_env, find_claude, run_claude
+    from gatebench.sim.brain import brain_from_data
+    from gatebench.sim.server import FakeMessagesApi
+
+    claude = claude or find_claude()
+    script, targets = _probe_script(sp, away)
+    sock = world.stop_socket(sp.tmp)
+    settings = seal_settings({}, sp, sys.executable)
+    settings["hooks"]["Stop"] = [{"hooks": [{"type": "command",
+                                             "command": world.client_command(sys.executable, "stop", sock)}]}]
+    (sp.repo / ".claude").mkdir()
+    (sp.repo / ".claude" / "settings.json").write_text(json.dumps(settings, indent=1))
+    write_policy(sp, sp.state)
+    hook_mark = sp.state / "hook_ran"
+    mark = [sys.executable, "-c", f"import sys; open({str(hook_mark)!r}, 'wb').write(sys.stdin.buffer.read())"]
+    spec = world_of(sp, sys.executable)
+    with FakeMessagesApi(brain_from_data(script)) as api:
+        env = claude_env(api.base_url, sp.home, worker_env(sp.cell, True))
+        with StopServer(sock, lambda _verb: mark, env=env, cwd=sp.repo, timeout_s=30):
+            run = run_claude("seal probe", sp.repo, env, timeout_s=timeout_s, claude=claude,
+                             wrap=lambda argv: world.wrap(argv, spec, str(claude)))
+        results = _tool_results(api.message_requests())
+    if run.result is None or run.result.get("is_error"):
+        problems.append(f"the probe agent did not finish (rc {run.rc}): {run.stderr.strip()[-300:]}")
+    problems += _escapes(sp, results, targets)
+    if not hook_mark.is_file() or b'"hook_event_name"' not in hook_mark.read_bytes():
+        problems.append("the Stop hook did not reach the stop server (the client inside the world, the server outside)")
+    return (run.result or {}).get("claude_code_version") or _init_version(run.events)
+
+
 def _escapes(sp: SealPaths, results: list[tuple[str, str]], targets: dict[str, Path]) -> list[str]:
     """What the probe agent got out (a secret read or copied, a write outside), and honest writes that failed."""
     problems = []
     for name, text in results:
         if SECRET in text:
             problems.append(f"{name} read a private file: {text.strip()[:120]!r}")
+        seen = [x.strip() for x in text.splitlines() if x.strip().startswith("/")
+                and os.path.basename(x.strip()) in DECOY_NAMES]
+        if seen:
+            problems.append(f"{name} sees private files outside the world: {', '.join(seen[:3])}")
     for f in sp.repo.rglob("*"):
         if f.is_file() and not f.is_symlink() and SECRET in f.read_text(errors="replace"):
             problems.append(f"Bash copied private content into the work copy ({f.name})")
@@ -552,8 +640,12 @@ def machine_key(claude: Path) -> str:
     """What the probe's verdict depends on: host, the CLI binary, bwrap, socat, the seal's version, uid."""
     parts = [socket.gethostname(), str(os.getuid()), str(SEAL_VERSION), _stat_key(str(claude)),
              _stat_key(shutil.which("bwrap")), _stat_key(shutil.which("socat")),
-             _stat_key(GUARD_SCRIPT), _stat_key(__file__)]
+             _stat_key(GUARD_SCRIPT), _stat_key(__file__), *(_stat_key(str(Path(__file__).parent / f))
+                                                             for f in WORLD_FILES)]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
+
+
+WORLD_FILES = ("world.py", "stop_client.py", "stopserver.py")  # the world and the stop's way out of it
 
 
 def cache_path() -> Path:
