@@ -62,6 +62,7 @@ class Run:
     outcome: str | None = None
     outcome_by: tuple = ()
     canary: bool | None = None  # the final oracle had a contradicted canary; None: it ran none
+    stop_states: tuple = ()  # sim runs: the end state at each stop ("reference", "inject:<name>", ...)
 
 
 @dataclass
@@ -165,6 +166,9 @@ def to_run(d: dict, source: str, base_dir: str) -> Run:
     if "variant" in d or "outcome" in d:
         run.variant, run.outcome, run.outcome_by = _variant_fields(d)
     run.canary = canary_flag(d)
+    states = (d.get("sim") or {}).get("states") if isinstance(d.get("sim"), dict) else None
+    if isinstance(states, list):
+        run.stop_states = tuple(str(x) for x in states)
     return run
 
 

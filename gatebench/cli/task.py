@@ -189,7 +189,7 @@ def _task_row(tid: str, data: dict) -> dict:
     if not src:
         source, status = "bundled (hand-made)", "quick suite"
     elif src.get("recipe"):
-        source = f"{src.get('project')} ({src.get('license')}) {src.get('repo')} @ {str(src.get('commit'))[:20]}"
+        source = f"{src.get('project')} ({src.get('license')}) {src.get('repo')} @ {src.get('commit')}"
         status = "real suite"
     else:
         source, status = f"{src.get('repo')} @ {str(src.get('commit'))[:12]}", "imported"
@@ -219,7 +219,7 @@ def _add_recipes(rows: list[dict], home) -> tuple[dict, set[str]]:
             if materialized(rid, home) != recipe_hash(r):
                 row["status"] = "real suite, recipe changed: materialize again"
             continue
-        rows.append({"id": rid, "source": f"{r.project} ({r.license}) {r.repo} @ {(r.commit or r.project + '-' + r.fix.version)[:20]}",
+        rows.append({"id": rid, "source": f"{r.project} ({r.license}) {r.repo} @ {r.provenance_label()}",
                      "status": "real suite, not materialized", "fail_to_pass": len(r.fail_to_pass),
                      "pass_to_pass": len(r.pass_to_pass), "cost": cost})
     return totals, projects

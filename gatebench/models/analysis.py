@@ -136,6 +136,10 @@ class GateStats(Model):
     precision: Ratio
     recall: Ratio
     false_block_rate: Ratio
+    recall_plausible: Ratio | None = Field(None, description="recall at stops where the sim agent delivered a "
+                                           "plausible wrong fix (kinds plausible, partial: they pass the visible tests)")
+    recall_crude: Ratio | None = Field(None, description="recall at stops on a crude wrong fix (the visible tests "
+                                       "catch it)")
     denials: int | None = Field(None, description="kind pretool: tool calls the plugin's PreToolUse hook denied")
     denied_runs: int | None = Field(None, description="kind pretool: scored runs with at least one denial")
     reasons: list[str] = Field(default_factory=list, description="kind pretool: the most frequent reasons, with counts")
