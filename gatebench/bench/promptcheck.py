@@ -161,6 +161,8 @@ def _names_and_strings(source: str) -> tuple[set[str], set[str]]:
             names.add(node.arg)
         elif isinstance(node, ast.alias):
             names.update(node.name.split(".") + ([node.asname] if node.asname else []))
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.update(node.module.split("."))
         elif isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
             v = node.value.decode("latin-1") if isinstance(node.value, bytes) else node.value
             strings.add(v)
@@ -171,9 +173,9 @@ def fix_code(base: dict[str, str], reference: dict[str, str]) -> tuple[set[str],
     """(identifiers, string literals) the fix adds (the base has them nowhere) or removes (the reference lacks
     them in the file it changed): what a prompt naming them gives away."""
     base_names, base_strings = set(), set()
-    for src in base.values():
+    for rel, src in base.items():
         n, s = _names_and_strings(src)
-        base_names |= n
+        base_names |= n | set(rel[:-3].split("/"))  # a module's own name is the base's too
         base_strings |= s
     names, strings = set(), set()
     for rel, ref in reference.items():
@@ -198,8 +200,9 @@ def given_away(prompt: str, base: dict[str, str], reference: dict[str, str], hid
         used_names |= n
         used_strings |= s
     out = [f"names the code the fix adds or removes: {n!r}" for n in sorted((names - used_names) & code_mentions(prompt))]
+    pinned = [w for w in map(_words, used_strings) if len(w) >= 4]
     out += [f"quotes a literal the fix adds or removes: {s!r}" for s in sorted(strings - used_strings)
-            if _quoted(s, prompt)]
+            if _quoted(s, prompt) and not any(w in _fold(s) for w in pinned)]  # a message a test pins is stated
     return out
 
 
@@ -227,7 +230,7 @@ def quoted_tokens(tests: list[str], hidden: dict[str, str], prompt: str, base: d
         path, _, rest = tid.partition("::")
         func = parsed.get(path, {}).get(rest)
         for lit in sorted(_literals(func) if func is not None else ()):
-            if (_token_like(lit) or lit.isdigit()) and lit in prompt and lit not in base_text:
+            if (_token_like(lit) or (lit.isdigit() and len(lit) >= 4)) and lit in prompt and lit not in base_text:
                 out.append(f"{tid}: quotes the hidden test's token {lit[:60]!r}")
     return list(dict.fromkeys(out))
 
@@ -245,6 +248,8 @@ def _bound(func: ast.AST) -> set[str]:
             out.add(node.id)
         elif isinstance(node, ast.alias):
             out.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not func:
+            out.add(node.name)
     return out
 
 

@@ -244,6 +244,13 @@ def curate(path: Path, log=lambda _m: None, timeout_s: float = 300) -> tuple[Rec
                                                                   "fails", "blocked_by")} for i in res.recipe_injections],
                 cost={"seconds": res.seconds, "env_seconds": res.env["seconds"] if res.env["built"] else 0.0,
                       "disk_bytes": res.disk_bytes})
+    plausible = sum(1 for i in data["injections"] if i["kind"] in ("plausible", "partial"))
+    data.pop("few_plausible", None)
+    if plausible < 2:
+        crude = sum(1 for i in data["injections"] if i["kind"] == "crude")
+        data["few_plausible"] = (f"the import found {plausible} mechanical wrong fix(es) that pass the visible tests "
+                                 f"and fail a FAIL_TO_PASS test; the visible tests catch the others it tried ({crude} "
+                                 "kept as crude)")
     out = Recipe.model_validate(data)
     path.write_text(yaml.safe_dump(out.model_dump(mode="json", exclude_none=True), sort_keys=False, width=110,
                                    allow_unicode=True))

@@ -97,7 +97,9 @@ def _curate(args: argparse.Namespace) -> int:
             bad += 1
             continue
         wrong = sum(1 for i in r.injections if i.kind in ("partial", "plausible"))
-        print(f"{path}: FAIL_TO_PASS {len(r.fail_to_pass)}, PASS_TO_PASS {len(r.pass_to_pass)}, {wrong} wrong fixes, "
+        crude = sum(1 for i in r.injections if i.kind == "crude")
+        print(f"{path}: FAIL_TO_PASS {len(r.fail_to_pass)}, PASS_TO_PASS {len(r.pass_to_pass)}, {wrong} plausible "
+              f"wrong fixes and {crude} crude, "
               f"{len(r.injections)} injections; {r.cost.seconds if r.cost else 0:.0f} s")
         for w in warnings:
             print(f"  warning: {w}")

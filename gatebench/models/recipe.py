@@ -74,6 +74,8 @@ class Recipe(Strict):
         "import's proof leaves out: selftest found their twin passing beside the original on an injection")
     visible: str = ""
     injections: list[RecipeInjection] = Field(default_factory=list)
+    few_plausible: str | None = Field(None, description="where the recipe has fewer than 2 plausible wrong fixes "
+                                      "(kinds plausible, partial: they pass the visible tests): why, as measured")
     cost: ImportCost | None = None
 
     @model_validator(mode="after")
@@ -84,6 +86,10 @@ class Recipe(Strict):
         if not self.commits and not (self.provenance or "").startswith(RELEASE_DIFF):
             raise ValueError(f"commits: list every upstream commit the reference spans, or say in provenance that it "
                              f"is a release diff (provenance: '{RELEASE_DIFF} ...')")
+        plausible = sum(1 for i in self.injections if i.kind in ("plausible", "partial"))
+        if self.injections and plausible < 2 and not self.few_plausible:
+            raise ValueError(f"injections: {plausible} plausible wrong fixes (plausible, partial); a real task has at "
+                             "least 2 or says why not in few_plausible")
         if self.commit and self.commits and not any(c.startswith(self.commit) or self.commit.startswith(c)
                                                     for c in self.commits):
             raise ValueError(f"commits: the fix commit {self.commit} is not among them")

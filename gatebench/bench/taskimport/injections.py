@@ -20,7 +20,8 @@ from gatebench.models.task import GateName, Inject, InjectKind
 
 MAX_TRIES = 32  # wrong-fix candidates tried (with the FAIL_TO_PASS tests only), until MAX_WRONG are kept
 MAX_WRONG = 4  # wrong fixes kept that pass the visible tests (plausible, partial)
-MAX_CRUDE = 2  # and ones the visible tests catch (crude), kept under their own kind
+MAX_CRUDE = 2  # and ones the visible tests catch (crude), kept under their own kind (more to make up MIN_WRONG)
+MIN_WRONG = 3  # wrong fixes selftest wants of an imported task
 CRUDE_OPS = ("returns", "args", "unwrap")  # once MAX_CRUDE crude are kept, these (mostly crashes) are not tried
 PLAUSIBLE = ("plausible", "partial")  # wrong fixes that pass the visible tests: the mistakes an agent would make
 PACKAGING_FILES = {"setup.py", "conftest.py", "noxfile.py", "conf.py"}  # never where a fix lives
@@ -134,7 +135,7 @@ def wrong_fixes(tf, ptree: Path, ctree: Path, code_changes, modules: list[str], 
                 timeout_s: float) -> list[dict[str, Any]]:
     """Mutants of the fix (of MAX_TRIES tried) on which a FAIL_TO_PASS test fails, as named specs: up to MAX_WRONG
     that pass the visible tests (plausible, partial: the mistakes an agent would make), and up to MAX_CRUDE that
-    the visible tests catch (crude)."""
+    the visible tests catch (crude), or as many as make up MIN_WRONG."""
     o = tf.task.oracle
     # A wrong fix only has to fail one FAIL_TO_PASS test: try with those alone (the judge runs everything).
     quick = f"{PYTEST} --rootdir=. " + " ".join(shlex.quote(t) for t in o.fail_to_pass) \
@@ -146,17 +147,17 @@ def wrong_fixes(tf, ptree: Path, ctree: Path, code_changes, modules: list[str], 
     with tempfile.TemporaryDirectory(prefix="gatebench-partial-") as tmp:
         for n, m in enumerate(tries[:MAX_TRIES]):
             spec = _wrong_fix_spec(m)
-            if len(crude) >= MAX_CRUDE and spec["kind"] == "plausible" and m.op in CRUDE_OPS:
+            if len(crude) >= MIN_WRONG and spec["kind"] == "plausible" and m.op in CRUDE_OPS:
                 continue
             verdict = _try(tf, ptree, spec, Path(tmp) / f"t{n}", quick, python, timeout_s)
-            if verdict == "crude" and len(crude) < MAX_CRUDE:
+            if verdict == "crude" and len(crude) < MIN_WRONG:
                 crude.append({**spec, "kind": "crude", "description": spec["description"].rsplit(":", 1)[0]
                               + ": a slip the visible tests catch."})
             elif verdict == "plausible":
                 good.append(spec)
             if len(good) >= MAX_WRONG:
                 break
-    kept = good + crude
+    kept = good + crude[:max(MAX_CRUDE, MIN_WRONG - len(good))]  # crude ones make up selftest's 3 if need be
     counts: dict[str, int] = {}
     for spec in kept:
         counts[spec["kind"]] = counts.get(spec["kind"], 0) + 1

@@ -385,7 +385,11 @@ def injections_of(job: Job, c: Commit, t: Trees, tf: TaskFiles, v: Visible, pyth
         return lay_injections(tf, t.ptree, t.ctree, job.facts.injections), job.facts.injections
     injections, recipe = make_injections(tf, t.ptree, t.ctree, c.code, c.tests, v.files, c.modules, python,
                                          job.timeout_s, job.log, v.base_rc)
-    wrong = sum(1 for i in injections.values() if i["kind"] in ("partial", "plausible"))
+    plausible = sum(1 for i in injections.values() if i["kind"] in ("partial", "plausible"))
+    wrong = plausible + sum(1 for i in injections.values() if i["kind"] == "crude")
+    if plausible < 2:
+        job.warnings.append(f"only {plausible} plausible wrong fixes (passing the visible tests) could be made: "
+                            "the task says so (fewer than 2)")
     if wrong < 3:
         job.warnings.append(f"only {wrong} wrong fixes could be made (selftest wants 3 for an imported task)")
     return injections, recipe
