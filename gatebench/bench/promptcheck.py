@@ -201,7 +201,7 @@ def given_away(prompt: str, base: dict[str, str], reference: dict[str, str], hid
         used_strings |= s
     out = [f"names the code the fix adds or removes: {n!r}" for n in sorted((names - used_names) & code_mentions(prompt))]
     pinned = [w for w in map(_words, used_strings) if len(w) >= 4]
-    out += [f"quotes a literal the fix adds or removes: {s!r}" for s in sorted(strings - used_strings)
+    out += [f"quotes a literal the fix adds or removes: {s!r}" for s in sorted(strings - used_strings - used_names)
             if _quoted(s, prompt) and not any(w in _fold(s) for w in pinned)]  # a message a test pins is stated
     return out
 
@@ -229,7 +229,8 @@ def quoted_tokens(tests: list[str], hidden: dict[str, str], prompt: str, base: d
     for tid in dict.fromkeys(t.split("[", 1)[0] for t in tests):
         path, _, rest = tid.partition("::")
         func = parsed.get(path, {}).get(rest)
-        for lit in sorted(_literals(func) if func is not None else ()):
+        messages = {v for k, v in pinned(func) if k == "message"} if func is not None else set()
+        for lit in sorted(_literals(func) - messages if func is not None else ()):  # a pinned message must be stated
             if (_token_like(lit) or (lit.isdigit() and len(lit) >= 4)) and lit in prompt and lit not in base_text:
                 out.append(f"{tid}: quotes the hidden test's token {lit[:60]!r}")
     return list(dict.fromkeys(out))
