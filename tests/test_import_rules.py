@@ -166,6 +166,11 @@ def test_a_recipe_names_every_commit_or_says_it_is_a_release_diff_and_never_prin
     diff = Recipe.model_validate({**bare, "provenance": "release diff, no commit; inflection 0.3.1 on PyPI"})
     assert diff.provenance_label() == "release diff, no commit: inflection 0.3.0..0.3.1"
     assert "None" not in diff.provenance_label()
+    # Fewer than 2 plausible wrong fixes (plausible, partial) only with a why.
+    crude_only = {**data, "injections": [i for i in data["injections"] if i["kind"] not in ("plausible", "partial")]}
+    with pytest.raises(ValidationError, match="few_plausible"):
+        Recipe.model_validate(crude_only)
+    assert Recipe.model_validate({**crude_only, "few_plausible": "the visible tests catch every candidate"})
 
 
 def _record(config: str, states: list[str], verdicts: list[str]) -> dict:
