@@ -157,7 +157,7 @@ def _names_and_strings(source: str) -> tuple[set[str], set[str]]:
             names.add(node.attr)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
-        elif isinstance(node, ast.arg):
+        elif isinstance(node, (ast.arg, ast.keyword)) and node.arg:
             names.add(node.arg)
         elif isinstance(node, ast.alias):
             names.update(node.name.split(".") + ([node.asname] if node.asname else []))
