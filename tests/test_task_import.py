@@ -173,10 +173,13 @@ def test_a_fix_imports_passes_selftest_and_check_and_runs_a_sim_matrix_to_a_repo
     assert task["oracle"]["layout"] == "original" and task["source"]["commit"] == c["fix"]
     assert task["prompt"].startswith(FIX_MESSAGE.strip())
     inj = {d.name: yaml.safe_load((d / "inject.yaml").read_text()) for d in (home / "inject" / "T1").iterdir()}
-    assert {i["kind"] for i in inj.values()} == {"noop", "partial", "plausible", "tamper"}
-    # Wrong fixes made from the fix itself: each fails a FAIL_TO_PASS test, and at least 3 of them (selftest's rule).
-    wrong = {n: i for n, i in inj.items() if i["kind"] in ("partial", "plausible")}
+    assert {"noop", "partial", "plausible", "tamper"} <= {i["kind"] for i in inj.values()} \
+        <= {"noop", "partial", "plausible", "tamper", "crude"}
+    # Wrong fixes made from the fix itself: each fails a FAIL_TO_PASS test, and at least 3 of them (selftest's rule);
+    # the plausible and partial ones pass the visible tests, the crude ones are caught by them.
+    wrong = {n: i for n, i in inj.items() if i["kind"] in ("partial", "plausible", "crude")}
     assert len(wrong) >= 3 and all(set(i["fails"]) & set(res["fail_to_pass"]) for i in wrong.values())
+    assert all(("tests" in i["blocked_by"]) == (i["kind"] == "crude") for i in wrong.values()), wrong
     # A hunk of the fix reverted alone is a partial that fails exactly that hunk's test.
     reverts = [tuple(i["fails"]) for i in wrong.values() if "reverted" in i["description"]]
     assert reverts and all(r in [(t,) for t in res["fail_to_pass"]] for r in reverts)

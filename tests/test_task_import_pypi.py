@@ -67,7 +67,7 @@ def test_toml_release_imports_passes_selftest_and_runs_a_sim_matrix(home: Path, 
     assert len(res["pass_to_pass"]) >= 10
     assert res["reference"] == ["toml/tz.py"]
     assert {i["kind"] for i in res["injections"].values()} >= {"noop", "plausible", "tamper"}
-    assert sum(i["kind"] in ("partial", "plausible") for i in res["injections"].values()) >= 3
+    assert sum(i["kind"] in ("partial", "plausible", "crude") for i in res["injections"].values()) >= 3
     task = yaml.safe_load((home / "tasks" / "toml" / "task.yaml").read_text())
     assert task["prompt"] == PROMPT.strip() and task["env"]["python"]
 
@@ -98,7 +98,7 @@ def test_a_recipe_is_curated_then_materialized_from_sdists_and_a_changed_downloa
     monkeypatch.setenv("GATEBENCH_SDIST_CACHE", str(SDISTS))  # this test's own download, kept for reruns
     digest = {v: hashlib.sha256(sdist(v).read_bytes()).hexdigest() for v in (OLD, NEW)}
     draft = {"id": "R1", "project": PROJECT, "license": "MIT", "repo": "https://github.com/uiri/toml",
-             "provenance": "toml 0.10.2 on PyPI", "python": f"{sys.version_info[0]}.{sys.version_info[1]}",
+             "provenance": "release diff, no commit; toml 0.10.2 on PyPI", "python": f"{sys.version_info[0]}.{sys.version_info[1]}",
              "base": {"version": OLD, "file": f"{PROJECT}-{OLD}.tar.gz", "sha256": digest[OLD]},
              "fix": {"version": NEW, "file": f"{PROJECT}-{NEW}.tar.gz", "sha256": digest[NEW]},
              "files": ["toml/tz.py"], "tests": ["tests/test_api.py"], "prompt": PROMPT}
@@ -110,7 +110,7 @@ def test_a_recipe_is_curated_then_materialized_from_sdists_and_a_changed_downloa
     assert "FAIL_TO_PASS 1" in cur.stdout, cur.stdout
     recipe = yaml.safe_load((suite / "R1.yaml").read_text())
     assert recipe["fail_to_pass"] == ["tests/test_api.py::test_deepcopy_timezone"] and recipe["requirements"]
-    assert sum(i["kind"] in ("partial", "plausible") for i in recipe["injections"]) >= 3
+    assert sum(i["kind"] in ("partial", "plausible", "crude") for i in recipe["injections"]) >= 3
     assert recipe["cost"]["seconds"] > 0 and recipe["cost"]["disk_bytes"] > 0
     # Only ours is in the recipe: no line of toml's code (a mutant's edit text is an operator, number or name).
     assert all(len(e[2]) <= 20 for i in recipe["injections"] if i.get("mutant") for e in i["mutant"]["edits"])

@@ -15,12 +15,31 @@ from gatebench.models.analysis import GateStats
 ANY = "(any)"
 
 
+WRONG_FIX_KINDS = {"plausible": "plausible", "partial": "plausible", "crude": "crude"}
+
+
+def wrong_fix_kind(state: str | None) -> str | None:
+    """"plausible" or "crude" for a sim stop on such an injection (its name starts with its kind), else None."""
+    if not state or not state.startswith("inject:"):
+        return None
+    return WRONG_FIX_KINDS.get(state[7:].split("_", 1)[0])
+
+
 class _Tally:
-    __slots__ = ("errors", "fn", "fp", "kind", "no_oracle", "skipped", "tn", "tp")
+    __slots__ = ("by_fix", "errors", "fn", "fp", "kind", "no_oracle", "skipped", "tn", "tp")
 
     def __init__(self, kind: str):
         self.kind = kind
         self.tp = self.fp = self.fn = self.tn = self.errors = self.skipped = self.no_oracle = 0
+        self.by_fix: dict[str, list[int]] = {"plausible": [0, 0], "crude": [0, 0]}  # [blocked, passed]
+
+    def add_fix(self, fix: str | None, verdict: str, oracle: bool | None) -> None:
+        if fix and oracle is False and verdict in ("block", "pass"):
+            self.by_fix[fix][0 if verdict == "block" else 1] += 1
+
+    def recall_of(self, fix: str, confidence: float):
+        tp, fn = self.by_fix[fix]
+        return ratio(tp, tp + fn, confidence) if tp + fn else None
 
     def add(self, verdict: str, oracle: bool | None) -> None:
         if verdict == "error":
@@ -46,9 +65,10 @@ def gate_stats(runs: list[Run], confidence: float) -> list[GateStats]:
     order: dict[str, list[str]] = defaultdict(list)
     multi: set[str] = set()
     for r in runs:
-        for oracle, _decision, gates in r.stops:
+        for i, (oracle, _decision, gates) in enumerate(r.stops):
             if not gates:
                 continue
+            fix = wrong_fix_kind(r.stop_states[i] if i < len(r.stop_states) else None)
             if len(gates) > 1:
                 multi.add(r.config)
             any_block = any_pass = False
@@ -59,6 +79,7 @@ def gate_stats(runs: list[Run], confidence: float) -> list[GateStats]:
                     t = tallies[key] = _Tally(kind)
                     order[r.config].append(name)
                 t.add(verdict, oracle)
+                t.add_fix(fix, verdict, oracle)
                 any_block = any_block or verdict == "block"
                 any_pass = any_pass or verdict == "pass"
             key = (r.config, ANY)
@@ -67,6 +88,7 @@ def gate_stats(runs: list[Run], confidence: float) -> list[GateStats]:
                 t = tallies[key] = _Tally("any")
             # The stop as a whole: blocked if any gate blocked; passed if none blocked and one passed.
             t.add("block" if any_block else ("pass" if any_pass else "error"), oracle)
+            t.add_fix(fix, "block" if any_block else ("pass" if any_pass else "error"), oracle)
     out = []
     pretool = pretool_stats(runs, confidence)
     for config in sorted(order | pretool.keys()):
@@ -84,6 +106,7 @@ def gate_stats(runs: list[Run], confidence: float) -> list[GateStats]:
                     precision=ratio(t.tp, t.tp + t.fp, confidence),
                     recall=ratio(t.tp, t.tp + t.fn, confidence),
                     false_block_rate=ratio(t.fp, t.fp + t.tn, confidence),
+                    recall_plausible=t.recall_of("plausible", confidence), recall_crude=t.recall_of("crude", confidence),
                 )
             )
         if config in pretool:

@@ -67,6 +67,7 @@ class Run:
     score: float | None = None  # claude plugin eval's weighted share of graders passed (plugin-eval runs only)
     graders: tuple = ()  # ((name, passed, weight), ...) as claude plugin eval gave them (plugin-eval runs only)
     oracle_ran: bool = False  # the hidden oracle judged the run (oracle_judged); set by every reader
+    stop_states: tuple = ()  # sim runs: the end state at each stop ("reference", "inject:<name>", ...)
 
 
 @dataclass
@@ -174,6 +175,9 @@ def to_run(d: dict, source: str, base_dir: str) -> Run:
         run.variant, run.outcome, run.outcome_by = _variant_fields(d)
     run.canary = canary_flag(d)
     run.oracle_ran = oracle_judged(run.status, d.get("oracle"))
+    states = (d.get("sim") or {}).get("states") if isinstance(d.get("sim"), dict) else None
+    if isinstance(states, list):
+        run.stop_states = tuple(str(x) for x in states)
     return run
 
 

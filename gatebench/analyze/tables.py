@@ -223,7 +223,8 @@ def gates(a: Analysis) -> Table:
          + (f", ⚠ {g.plugin_errors} plugin_error" if g.plugin_errors else ""),
          f"{g.tp}/{g.fp}/{g.fn}/{g.tn}",
          pct(g.precision.value), ci(g.precision), pct(g.recall.value), ci(g.recall),
-         pct(g.false_block_rate.value), ci(g.false_block_rate), f"{g.errors}/{g.skipped}/{g.no_oracle}"]
+         pct(g.false_block_rate.value), ci(g.false_block_rate), f"{g.errors}/{g.skipped}/{g.no_oracle}",
+         _fix_recall(g.recall_plausible), _fix_recall(g.recall_crude)]
         for g in a.gates
     ]
     reasons = "; ".join(f"{g.config}: {', '.join(g.reasons)}" for g in a.gates if g.kind == "pretool" and g.reasons)
@@ -231,14 +232,20 @@ def gates(a: Analysis) -> Table:
     return Table(
         "Gates as classifiers of the oracle, at every stop attempt",
         ["config", "gate", "kind", "verdicts", "TP/FP/FN/TN", "precision", "95% CI", "recall", "95% CI",
-         "false-block", "95% CI", "error/skipped/no oracle"],
+         "false-block", "95% CI", "error/skipped/no oracle", "recall: plausible fixes", "recall: crude fixes"],
         rows,
         "Positive = the gate blocks; truth positive = the hidden oracle fails at that stop. Wilson intervals "
         "treat stops as independent. Kind pretool: a plugin arm's PreToolUse denials, counted per tool call "
         "(no oracle judges that moment, so they are not scored)" + (f"; most frequent reasons: {reasons}" if reasons
                                                                      else "")
-        + (f". ⚠ plugin_error (the plugin failed, counted as errors, never as denials): {perr}" if perr else "") + ".",
+        + (f". ⚠ plugin_error (the plugin failed, counted as errors, never as denials): {perr}" if perr else "")
+        + ". Recall on plausible wrong fixes (sim stops on a plausible or partial injection: it passes the visible "
+        "tests) apart from crude ones (the visible tests catch it): k/n blocked, - where there were none.",
     )
+
+
+def _fix_recall(r) -> str:
+    return "-" if r is None else f"{pct(r.value)} ({r.k}/{r.n})"
 
 
 def pass_k(a: Analysis) -> Table:

@@ -388,3 +388,66 @@ def round_robin(per_file: list[list[Mutant]]) -> list[Mutant]:
             if not q:
                 queues.remove(q)
     return out
+
+
+# --- which candidates are worth trying ---------------------------------------------------------------
+
+NEGATED = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Eq: ast.NotEq,
+           ast.NotEq: ast.Eq}
+VERSION_NAME = re.compile(r"(?i)^_*version(_info)?_*$")
+
+
+class _Normal(ast.NodeTransformer):
+    """One spelling for code that means the same: `not (a is b)` is `a is not b`, `not not x` is `x`, and a
+    version assignment is left out (with `drop_versions`)."""
+
+    def __init__(self, drop_versions: bool):
+        self.drop_versions = drop_versions
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
+        node = self.generic_visit(node)  # type: ignore[assignment]
+        if not isinstance(node.op, ast.Not):
+            return node
+        x = node.operand
+        if isinstance(x, ast.UnaryOp) and isinstance(x.op, ast.Not):
+            return x.operand
+        if isinstance(x, ast.Compare) and len(x.ops) == 1 and type(x.ops[0]) in NEGATED:
+            return ast.Compare(left=x.left, ops=[NEGATED[type(x.ops[0])]()], comparators=x.comparators)
+        return node
+
+    def visit_Pass(self, node: ast.Pass) -> ast.AST | None:
+        return None if self.drop_versions else node  # a version line dropped leaves a `pass`
+
+    def visit_Assign(self, node: ast.Assign) -> ast.AST | None:
+        names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+        if self.drop_versions and names and all(VERSION_NAME.match(n) for n in names):
+            return None
+        return self.generic_visit(node)
+
+
+def fingerprint(text: str, drop_versions: bool = False) -> str | None:
+    """What the code means, spelling aside (docstrings and comments are not in it either); None if it does not
+    parse."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    return ast.dump(_Normal(drop_versions).visit(tree), annotate_fields=False)
+
+
+def worth_trying(cands: list[Mutant], parent: str | None, reference: str) -> list[Mutant]:
+    """The candidates of one file that change what the reference means, one of each meaning: a mutant that only
+    respells the reference or the parent (`not (a is b)` for `a is not b`), repeats an earlier candidate, or
+    changes nothing but a version number (or is the parent but for one) is left out."""
+    ref_fp = fingerprint(reference)
+    seen = {ref_fp, fingerprint(parent)} if parent is not None else {ref_fp}
+    no_version = {fingerprint(reference, drop_versions=True), fingerprint(parent or "", drop_versions=True)}
+    out = []
+    for m in cands:
+        text = m.apply(reference, parent)
+        fp = fingerprint(text)
+        if fp is None or fp in seen or fingerprint(text, drop_versions=True) in no_version:
+            continue
+        seen.add(fp)
+        out.append(m)
+    return out

@@ -161,7 +161,7 @@ def lay_history(r: Recipe, repo: Path, where: str) -> str:
             (repo / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, repo / rel)
     _git(repo, "add", "-A", "-f")
-    _git(repo, "commit", "-q", "--allow-empty", "-m", f"{r.project} {r.fix.version}: the fix ({r.commit})")
+    _git(repo, "commit", "-q", "--allow-empty", "-m", f"{r.project} {r.fix.version}: the fix ({r.provenance_label()})")
     return _git(repo, "rev-parse", "HEAD")
 
 
@@ -204,7 +204,7 @@ def materialize(rid: str, home: Path | None = None, log=lambda _m: None) -> dict
         spec = TaskEnv(python=r.python, requirements=r.requirements, deps=dep_files(repo))
         res = import_task(repo, sha, home, task_id=rid, prompt=r.prompt, test_globs=r.test_globs or DEFAULT_TEST_GLOBS,
                           code_files=r.files, facts=facts, env_spec=spec, log=log,
-                          source={"repo": r.repo, "commit": r.commit or f"{r.project}-{r.fix.version}", "parent": f"{r.project} {r.base.version} (sdist)",
+                          source={"repo": r.repo, "commit": r.provenance_label(), "parent": f"{r.project} {r.base.version} (sdist)",
                                   "project": r.project, "license": r.license, "recipe": f"{SUITE / rid}.yaml@{h}"})
     seconds = round(time.monotonic() - t0, 2)
     log(f"{rid}: laid from {r.base.file} and {r.fix.file} in {seconds:.1f} s "
@@ -242,7 +242,7 @@ def curate(path: Path, log=lambda _m: None, timeout_s: float = 300) -> tuple[Rec
         try:
             res = import_task(repo, sha, home, task_id=r.id, prompt=r.prompt, test_globs=r.test_globs or DEFAULT_TEST_GLOBS,
                               code_files=r.files, python=r.python, timeout_s=timeout_s, log=log,
-                              source={"repo": r.repo, "commit": r.commit or f"{r.project}-{r.fix.version}", "project": r.project, "license": r.license})
+                              source={"repo": r.repo, "commit": r.provenance_label(), "project": r.project, "license": r.license})
         finally:
             os.environ.pop("GATEBENCH_HOME", None)
     data = r.model_dump(mode="json", exclude_none=True)
@@ -252,8 +252,41 @@ def curate(path: Path, log=lambda _m: None, timeout_s: float = 300) -> tuple[Rec
                                                                   "fails", "blocked_by")} for i in res.recipe_injections],
                 cost={"seconds": res.seconds, "env_seconds": res.env["seconds"] if res.env["built"] else 0.0,
                       "disk_bytes": res.disk_bytes})
+    plausible = sum(1 for i in data["injections"] if i["kind"] in ("plausible", "partial"))
+    data.pop("few_plausible", None)
+    if plausible < 2:
+        crude = sum(1 for i in data["injections"] if i["kind"] == "crude")
+        data["few_plausible"] = (f"the import found {plausible} mechanical wrong fix(es) that pass the visible tests "
+                                 f"and fail a FAIL_TO_PASS test; the visible tests catch the others it tried ({crude} "
+                                 "kept as crude)")
     out = Recipe.model_validate(data)
     path.write_text(yaml.safe_dump(out.model_dump(mode="json", exclude_none=True), sort_keys=False, width=110,
                                    allow_unicode=True))
     warnings = list(res.warnings) + [f"prompt gap: {g}" for g in res.prompt_gaps]
     return out, warnings
+
+
+# --- prompt checks -------------------------------------------------------------------------------------
+
+def prompt_flags(rid: str) -> list[str]:
+    """A recipe's prompt checks (bench/promptcheck.py: flags) on its two sdists, without an environment: the base
+    sdist is the base, the fix's files and tests as in the fix sdist the reference and the hidden tests."""
+    from gatebench.bench.promptcheck import flags
+    from gatebench.bench.taskimport.files import is_test_module
+    from gatebench.hook.globs import GlobSet
+
+    r = load_recipe(rid)
+    where = str(recipe_paths()[rid])
+    with tempfile.TemporaryDirectory(prefix=f"gatebench-prompt-{rid}-") as tmp:
+        base, fix = Path(tmp) / "base", Path(tmp) / "fix"
+        extract(fetch_sdist(r.project, r.base, where), base)
+        extract(fetch_sdist(r.project, r.fix, where), fix)
+
+        def read(root: Path, rels) -> dict[str, str]:
+            return {rel: (root / rel).read_text(encoding="utf-8", errors="replace") for rel in rels
+                    if (root / rel).is_file()}
+        base_src = read(base, (str(p.relative_to(base)) for p in base.rglob("*.py")))
+        globs = GlobSet(r.test_globs or DEFAULT_TEST_GLOBS)
+        visible = {k: v for k, v in base_src.items() if globs.match(k) and is_test_module(k)}
+        return flags(r.prompt, [*r.fail_to_pass, *r.pass_to_pass], read(fix, [t for t in r.tests if is_test_module(t)]),
+                     base_src, read(fix, r.files), visible)

@@ -38,7 +38,7 @@ SELFTEST_CONFIG = GateConfig(
     budget=Budget(blocks=7, hook_seconds=900),
 )
 MIN_INJECTIONS = 3
-WRONG_FIXES = ("partial", "plausible", "hardcode")  # an imported task needs MIN_INJECTIONS of these: code, not noop
+WRONG_FIXES = ("partial", "plausible", "hardcode", "crude")  # an imported task needs MIN_INJECTIONS of these: code, not noop
 
 
 @dataclass
@@ -347,6 +347,12 @@ def injection_failures(tf: TaskFiles, name: str, inj: Inject, j: Judged) -> list
     elif failing != set(inj.fails):
         fails.append(Failure(tf.id, where, "fails-as-declared",
                              f"declared {sorted(inj.fails)}, oracle failed {sorted(failing)}"))
+    if tf.task.source is not None and inj.kind in ("plausible", "partial", "crude") \
+            and (inj.kind != "crude") == ("tests" in inj.blocked_by):
+        fails.append(Failure(tf.id, where, "wrong-fix-kind",
+                             f"a {inj.kind} wrong fix of an imported task must "
+                             f"{'pass' if inj.kind != 'crude' else 'fail'} the visible tests (blocked_by: "
+                             f"{inj.blocked_by}); the ones the visible tests catch are crude"))
     for g in JUDGED_GATES:
         want = "block" if (g in inj.blocked_by or g == "oracle") else "pass"
         got = j.verdicts.get(g)

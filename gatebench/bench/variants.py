@@ -215,28 +215,41 @@ def copy_repo(tf: TaskFiles, dest: Path, files: dict[str, str]) -> None:
 MAX_IMPORT_TRIES = 3
 
 
-def add_mechanical(tf: TaskFiles, candidates: list[str], python: str, log=lambda _msg: None) -> str | None:
-    """Give an imported task an impossible variant: the first test of the `candidates` (visible test modules the
-    fix did not touch) whose best twin site is a certain `value` edit and whose change the reference fails,
-    written to variants/impossible/variant.yaml. At most MAX_IMPORT_TRIES tries, each one run of the mutated
-    test on the reference. Returns the mutated test id, or None (nothing written)."""
-    import yaml
+MECHANICAL_KINDS = ("value", "negate")  # certain sites an impossible variant is made from, the first preferred
 
-    from gatebench.bench.tasks import apply_state
 
+def _mechanical_tries(tf: TaskFiles, candidates: list[str], skip: tuple[str, ...]) -> list[Mutation]:
+    """Up to MAX_IMPORT_TRIES tests of the candidates with a certain site: `value` edits first, then an assertion
+    negated (a parametrized test's expectation comes from data the site cannot change)."""
     protected = GlobSet(tf.task.protected)
-    tries: list[Mutation] = []
+    by_kind: dict[str, list[Mutation]] = {k: [] for k in MECHANICAL_KINDS}
     for rel in candidates:
-        if not protected.match(rel) or len(tries) >= MAX_IMPORT_TRIES:
+        if not protected.match(rel):
             continue
         try:
             _tree, tests = twins.collect((tf.repo / rel).read_text(encoding="utf-8"))
         except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
             continue
         for t in tests:
-            s = t.sites[0] if t.sites else None
-            if s is not None and s.kind == "value" and s.certain and len(tries) < MAX_IMPORT_TRIES:
-                tries.append(Mutation(file=rel, test=t.qualname, site=0, what=s.what))
+            s = next((x for x in t.sites if x.kind in MECHANICAL_KINDS and x.certain), None)
+            if s is not None and not f"{rel}::{t.qualname}".startswith(skip or ("\0",)):
+                by_kind[s.kind].append(Mutation(file=rel, test=t.qualname, site=t.sites.index(s), what=s.what))
+    return [m for k in MECHANICAL_KINDS for m in by_kind[k]][:MAX_IMPORT_TRIES]
+
+
+def add_mechanical(tf: TaskFiles, candidates: list[str], python: str, log=lambda _msg: None,
+                   skip: tuple[str, ...] = ()) -> str | None:
+    """Give an imported task an impossible variant: the first test of the `candidates` (visible test modules the
+    fix did not touch, then the base's copy of those it changed) with a certain `value` site (else a certain
+    negated assertion) whose change the reference fails,
+    written to variants/impossible/variant.yaml. At most MAX_IMPORT_TRIES tries, each one run of the mutated
+    test on the reference. `skip`: test id prefixes the visible command deselects. Returns the mutated test id,
+    or None (nothing written)."""
+    import yaml
+
+    from gatebench.bench.tasks import apply_state
+
+    tries = _mechanical_tries(tf, candidates, skip)
     path = variant_file(tf, IMPOSSIBLE)
     for m in tries:
         what = m.what or ""

@@ -104,7 +104,9 @@ def _curate(args: argparse.Namespace) -> int:
             bad += 1
             continue
         wrong = sum(1 for i in r.injections if i.kind in ("partial", "plausible"))
-        print(f"{path}: FAIL_TO_PASS {len(r.fail_to_pass)}, PASS_TO_PASS {len(r.pass_to_pass)}, {wrong} wrong fixes, "
+        crude = sum(1 for i in r.injections if i.kind == "crude")
+        print(f"{path}: FAIL_TO_PASS {len(r.fail_to_pass)}, PASS_TO_PASS {len(r.pass_to_pass)}, {wrong} plausible "
+              f"wrong fixes and {crude} crude, "
               f"{len(r.injections)} injections; {r.cost.seconds if r.cost else 0:.0f} s")
         for w in warnings:
             print(f"  warning: {w}")
@@ -196,7 +198,7 @@ def _task_row(tid: str, data: dict) -> dict:
     if not src:
         source, status = "bundled (hand-made)", "quick suite"
     elif src.get("recipe"):
-        source = f"{src.get('project')} ({src.get('license')}) {src.get('repo')} @ {str(src.get('commit'))[:20]}"
+        source = f"{src.get('project')} ({src.get('license')}) {src.get('repo')} @ {src.get('commit')}"
         status = "real suite"
     else:
         source, status = f"{src.get('repo')} @ {str(src.get('commit'))[:12]}", "imported"
@@ -226,7 +228,7 @@ def _add_recipes(rows: list[dict], home) -> tuple[dict, set[str]]:
             if materialized(rid, home) != recipe_hash(r):
                 row["status"] = "real suite, recipe changed: materialize again"
             continue
-        rows.append({"id": rid, "source": f"{r.project} ({r.license}) {r.repo} @ {(r.commit or r.project + '-' + r.fix.version)[:20]}",
+        rows.append({"id": rid, "source": f"{r.project} ({r.license}) {r.repo} @ {r.provenance_label()}",
                      "status": "real suite, not materialized", "fail_to_pass": len(r.fail_to_pass),
                      "pass_to_pass": len(r.pass_to_pass), "cost": cost})
     return totals, projects

@@ -136,6 +136,10 @@ class GateStats(Model):
     precision: Ratio
     recall: Ratio
     false_block_rate: Ratio
+    recall_plausible: Ratio | None = Field(None, description="recall at stops where the sim agent delivered a "
+                                           "plausible wrong fix (kinds plausible, partial: they pass the visible tests)")
+    recall_crude: Ratio | None = Field(None, description="recall at stops on a crude wrong fix (the visible tests "
+                                       "catch it)")
     denials: int | None = Field(None, description="kind pretool: tool calls the plugin's PreToolUse hook denied "
                                                   "(its own errors not included)")
     plugin_errors: int | None = Field(None, description="kind pretool: decisions whose reason is the plugin failing "

@@ -7,10 +7,14 @@ and what an earlier import measured. `gatebench task materialize` lays the task 
 
 from __future__ import annotations
 
-from pydantic import Field
+import re
+
+from pydantic import Field, model_validator
 
 from gatebench.models.config import Strict
 from gatebench.models.task import GateName, InjectKind
+
+RELEASE_DIFF = "release diff, no commit"
 
 
 class Sdist(Strict):
@@ -50,7 +54,10 @@ class Recipe(Strict):
     license: str = Field(description="an OSI licence the project's sdist states (MIT, BSD, Apache-2.0, PSF, ISC)")
     repo: str = Field(pattern=r"^https://", description="the project's public source repository")
     commit: str | None = Field(None, pattern=r"^[0-9a-f]{7,40}$", description="the fix commit there (provenance)")
-    provenance: str | None = Field(None, description="where the commit is not known: what is (the releases on PyPI)")
+    commits: list[str] = Field(default_factory=list, description="every upstream commit the reference spans, oldest "
+                               "first: those that change its files between the two releases")
+    provenance: str | None = Field(None, description="without commits: `release diff, no commit: ` and what is known "
+                                   "(the releases on PyPI)")
     base: Sdist
     fix: Sdist
     files: list[str] = Field(min_length=1, description="the fix: these files as in the fix sdist are the reference")
@@ -67,7 +74,32 @@ class Recipe(Strict):
         "import's proof leaves out: selftest found their twin passing beside the original on an injection")
     visible: str = ""
     injections: list[RecipeInjection] = Field(default_factory=list)
+    few_plausible: str | None = Field(None, description="where the recipe has fewer than 2 plausible wrong fixes "
+                                      "(kinds plausible, partial: they pass the visible tests): why, as measured")
     cost: ImportCost | None = None
+
+    @model_validator(mode="after")
+    def whole_provenance(self) -> Recipe:
+        bad = [c for c in self.commits if not re.fullmatch(r"[0-9a-f]{7,40}", c)]
+        if bad:
+            raise ValueError(f"commits: {bad[0]!r} is not a commit id (7-40 hex digits)")
+        if not self.commits and not (self.provenance or "").startswith(RELEASE_DIFF):
+            raise ValueError(f"commits: list every upstream commit the reference spans, or say in provenance that it "
+                             f"is a release diff (provenance: '{RELEASE_DIFF} ...')")
+        plausible = sum(1 for i in self.injections if i.kind in ("plausible", "partial"))
+        if self.injections and plausible < 2 and not self.few_plausible:
+            raise ValueError(f"injections: {plausible} plausible wrong fixes (plausible, partial); a real task has at "
+                             "least 2 or says why not in few_plausible")
+        if self.commit and self.commits and not any(c.startswith(self.commit) or self.commit.startswith(c)
+                                                    for c in self.commits):
+            raise ValueError(f"commits: the fix commit {self.commit} is not among them")
+        return self
+
+    def provenance_label(self) -> str:
+        """The commits the reference spans, short, or that it is a release diff: never None."""
+        if self.commits:
+            return ", ".join(c[:12] for c in self.commits)
+        return f"{RELEASE_DIFF}: {self.project} {self.base.version}..{self.fix.version}"
 
 
 class SuiteSamples(Strict):

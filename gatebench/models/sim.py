@@ -15,7 +15,7 @@ from gatebench.models.config import Strict
 class FirstAttempt(Strict):
     """Weights of the first end state the agent writes: the reference, or one of the task's injections.
 
-    `inject` weights are per injection kind (plausible, tamper, hardcode, partial, noop); a task's
+    `inject` weights are per injection kind (plausible, tamper, hardcode, partial, noop, crude); a task's
     injections of one kind share that kind's weight. Kinds the task lacks drop out.
     """
 
@@ -26,7 +26,7 @@ class FirstAttempt(Strict):
 
     @model_validator(mode="after")
     def some_weight(self) -> FirstAttempt:
-        kinds = {"plausible", "tamper", "hardcode", "partial", "noop"}
+        kinds = {"plausible", "tamper", "hardcode", "partial", "noop", "crude"}
         bad = sorted(set(self.inject) - kinds)
         if bad:
             raise ValueError(f"inject: unknown kind(s) {bad}; known: {sorted(kinds)}")

@@ -131,7 +131,7 @@ class Task(Strict):
         return self
 
 
-InjectKind = Literal["plausible", "tamper", "hardcode", "partial", "noop"]
+InjectKind = Literal["plausible", "tamper", "hardcode", "partial", "noop", "crude"]
 GateName = Literal["diff", "tests", "self_check", "oracle"]
 
 

@@ -40,6 +40,8 @@ def check_task(tf, runs: int = 2) -> dict:
     if any(x != outcomes[0] for x in outcomes[1:]):
         problems.append("the reference gave different outcomes across runs (flaky)")
     marks = list(tf.task.source.prompt_gaps) if tf.task.source else []
+    prompt = prompt_flags(tf) if tf.task.source else []
+    problems += [f"prompt: {f}" for f in prompt]
     return {
         "task": tf.id, "fail_to_pass": len(o.fail_to_pass), "pass_to_pass": len(o.pass_to_pass),
         "base": {"solved": base["solved"], "failing": len(base["failing"]), "error": base["error"],
@@ -48,5 +50,25 @@ def check_task(tf, runs: int = 2) -> dict:
                       for r in ref_runs],
         "oracle_seconds": max([base["seconds"], *(r["seconds"] for r in ref_runs)]),
         "env": None if env is None else {"key": env.key, "python": env.python, "built": env.built},
-        "problems": problems, "marked": marks,
+        "problems": problems, "marked": marks, "prompt_flags": prompt,
     }
+
+
+def _texts(root: Path, paths) -> dict[str, str]:
+    return {str(p.relative_to(root)): p.read_text(encoding="utf-8", errors="replace") for p in paths if p.is_file()}
+
+
+def prompt_flags(tf) -> list[str]:
+    """The prompt checks of an imported task (bench/promptcheck.py: flags), read from its laid files: the base
+    repo, the reference, the hidden test modules."""
+    from gatebench.bench.promptcheck import flags
+    from gatebench.bench.taskimport.files import is_test_module
+    from gatebench.hook.globs import GlobSet
+
+    o = tf.task.oracle
+    base = _texts(tf.repo, (p for p in tf.repo.rglob("*.py") if ".git" not in p.parts))
+    reference = _texts(tf.reference, (p for p in tf.reference.rglob("*.py")))
+    hidden = {k: v for k, v in _texts(tf.hidden, tf.hidden.rglob("*.py")).items() if is_test_module(k)}
+    tests = GlobSet(tf.task.protected)
+    visible = {k: v for k, v in base.items() if tests.match(k) and is_test_module(k)}
+    return flags(tf.task.prompt, [*o.fail_to_pass, *o.pass_to_pass], hidden, base, reference, visible)

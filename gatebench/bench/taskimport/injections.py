@@ -14,12 +14,16 @@ import yaml
 
 from gatebench.bench import mutants as mut
 from gatebench.bench.taskimport.files import dump_yaml, is_test_module, write_file
-from gatebench.bench.taskimport.runs import PYTEST
+from gatebench.bench.taskimport.runs import COMPILE_ONLY, PYTEST
 from gatebench.hook.oracle import run_oracle
 from gatebench.models.task import GateName, Inject, InjectKind
 
-MAX_TRIES = 24  # wrong-fix candidates tried (with the FAIL_TO_PASS tests only), until MAX_WRONG are kept
-MAX_WRONG = 4  # wrong fixes kept
+MAX_TRIES = 32  # wrong-fix candidates tried (with the FAIL_TO_PASS tests only), until MAX_WRONG are kept
+MAX_WRONG = 4  # wrong fixes kept that pass the visible tests (plausible, partial)
+MAX_CRUDE = 2  # and ones the visible tests catch (crude), kept under their own kind (more to make up MIN_WRONG)
+MIN_WRONG = 3  # wrong fixes selftest wants of an imported task
+CRUDE_OPS = ("returns", "args", "unwrap")  # once MAX_CRUDE crude are kept, these (mostly crashes) are not tried
+PLAUSIBLE = ("plausible", "partial")  # wrong fixes that pass the visible tests: the mistakes an agent would make
 PACKAGING_FILES = {"setup.py", "conftest.py", "noxfile.py", "conf.py"}  # never where a fix lives
 
 
@@ -62,7 +66,7 @@ def _wrong_fix_files(code_changes, ptree: Path, ctree: Path, test_sources: list[
             per_file.append([mut.Mutant(rel, "omit", f"new {rel} left out")])
             continue
         old = (ptree / rel).read_text(encoding="utf-8", errors="replace")
-        per_file.append(mut.mutants(rel, old, ref))
+        per_file.append(mut.worth_trying(mut.mutants(rel, old, ref), old, ref))
     return per_file
 
 
@@ -129,21 +133,31 @@ def make_injections(tf, ptree: Path, ctree: Path, code_changes, test_changes, vi
 
 def wrong_fixes(tf, ptree: Path, ctree: Path, code_changes, modules: list[str], python: str,
                 timeout_s: float) -> list[dict[str, Any]]:
-    """Up to MAX_WRONG mutants of the fix (of MAX_TRIES tried) on which a FAIL_TO_PASS test fails, as named specs."""
+    """Mutants of the fix (of MAX_TRIES tried) on which a FAIL_TO_PASS test fails, as named specs: up to MAX_WRONG
+    that pass the visible tests (plausible, partial: the mistakes an agent would make), and up to MAX_CRUDE that
+    the visible tests catch (crude), or as many as make up MIN_WRONG."""
     o = tf.task.oracle
     # A wrong fix only has to fail one FAIL_TO_PASS test: try with those alone (the judge runs everything).
     quick = f"{PYTEST} --rootdir=. " + " ".join(shlex.quote(t) for t in o.fail_to_pass) \
         if len(o.fail_to_pass) <= 200 else o.command
     test_sources = [(ctree / m).read_text(encoding="utf-8", errors="replace") for m in modules]
     tries = mut.round_robin(_wrong_fix_files(code_changes, ptree, ctree, test_sources))
-    kept: list[dict[str, Any]] = []
+    good: list[dict[str, Any]] = []
+    crude: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="gatebench-partial-") as tmp:
         for n, m in enumerate(tries[:MAX_TRIES]):
             spec = _wrong_fix_spec(m)
-            if _fails_a_test(tf, ptree, ctree, spec, Path(tmp) / f"t{n}", quick, python, timeout_s):
-                kept.append(spec)
-                if len(kept) >= MAX_WRONG:
-                    break
+            if len(crude) >= MIN_WRONG and spec["kind"] == "plausible" and m.op in CRUDE_OPS:
+                continue
+            verdict = _try(tf, ptree, spec, Path(tmp) / f"t{n}", quick, python, timeout_s)
+            if verdict == "crude" and len(crude) < MIN_WRONG:
+                crude.append({**spec, "kind": "crude", "description": spec["description"].rsplit(":", 1)[0]
+                              + ": a slip the visible tests catch."})
+            elif verdict == "plausible":
+                good.append(spec)
+            if len(good) >= MAX_WRONG:
+                break
+    kept = good + crude[:max(MAX_CRUDE, MIN_WRONG - len(good))]  # crude ones make up selftest's 3 if need be
     counts: dict[str, int] = {}
     for spec in kept:
         counts[spec["kind"]] = counts.get(spec["kind"], 0) + 1
@@ -159,20 +173,27 @@ def _wrong_fix_spec(m: mut.Mutant) -> dict[str, Any]:
             + ("part of the job left undone." if partial else "a plausible slip.")}
 
 
-def _fails_a_test(tf, ptree: Path, ctree: Path, spec: dict, tree: Path, command: str, python: str,
-                  timeout_s: float) -> bool:
-    """The spec's end state, laid over a copy of the base at `tree`, fails a FAIL_TO_PASS test (in a run
-    without an error)."""
-    files, delete = _end_state(tf, ptree, ctree, spec)
+def _try(tf, ptree: Path, spec: dict, tree: Path, command: str, python: str, timeout_s: float) -> str | None:
+    """The spec's end state, laid over a copy of the base at `tree`: None when it fails no FAIL_TO_PASS test (or
+    the run errs), else "plausible" when the visible tests pass on it, "crude" when they catch it."""
+    files, delete = _end_state(tf, ptree, ptree, spec)
     shutil.copytree(tf.repo, tree, symlinks=True)
-    for rel, text in files.items():
-        write_file(tree, rel, text.encode())
-    for rel in delete:
-        (tree / rel).unlink(missing_ok=True)
-    r = run_oracle(str(tree), str(tf.hidden), command, "", timeout_s, python, layout="original",
-                   fail_to_pass=tf.task.oracle.fail_to_pass)
-    shutil.rmtree(tree, ignore_errors=True)
-    return bool(r["failing"] and not r["error"])
+    try:
+        for rel, text in files.items():
+            write_file(tree, rel, text.encode())
+        for rel in delete:
+            (tree / rel).unlink(missing_ok=True)
+        r = run_oracle(str(tree), str(tf.hidden), command, "", timeout_s, python, layout="original",
+                       fail_to_pass=tf.task.oracle.fail_to_pass)
+        if not r["failing"] or r["error"]:
+            return None
+        if tf.task.visible.command == COMPILE_ONLY:
+            return "plausible"
+        with tempfile.TemporaryDirectory(prefix="gatebench-novisible-") as empty:
+            v = run_oracle(str(tree), empty, tf.task.visible.command, ".gatebench-none", timeout_s, python)
+        return "plausible" if not (v["error"] or v["failed"] or v["errors"]) else "crude"
+    finally:
+        shutil.rmtree(tree, ignore_errors=True)
 
 
 def tamper_spec(test_changes, modules: list[str], visible_files: list[str], kept: list[dict]) -> dict | None:
@@ -207,8 +228,8 @@ def judge_injections(tf, specs: list[dict], log) -> tuple[dict[str, dict], list[
         d = tf.inject / name
         kind = cast(InjectKind, spec["kind"])
         fails = sorted(j.oracle.get("failing", []))
-        if j.errors or not fails or j.oracle.get("solved") or j.flaky():
-            why = "; ".join(j.errors) or (f"its outcome varied: {j.flaky()[:3]}" if j.flaky() else "it fails no hidden test")
+        why = _unfit(kind, j, fails)
+        if why:
             log(f"injection {name} dropped: {why}")
             shutil.rmtree(d)
             continue
@@ -220,3 +241,16 @@ def judge_injections(tf, specs: list[dict], log) -> tuple[dict[str, dict], list[
         recipe.append({**spec, "fails": fails, "blocked_by": blocked})
         log(f"injection {name}: fails {len(fails)}, blocked by {', '.join(blocked)}")
     return out, recipe
+
+
+def _unfit(kind: str, j, fails: list[str]) -> str | None:
+    """Why a judged injection is not kept, or None: it errs, varies, fails no hidden test, or the tests gate
+    disagrees with its kind (a plausible or partial wrong fix passes the visible tests, a crude one does not)."""
+    if j.errors or not fails or j.oracle.get("solved") or j.flaky():
+        return "; ".join(j.errors) or (f"its outcome varied: {j.flaky()[:3]}" if j.flaky() else "it fails no hidden test")
+    blocked = j.verdicts.get("tests") == "block"
+    if kind in PLAUSIBLE and blocked:
+        return "the visible tests block it (it is not a plausible wrong fix)"
+    if kind == "crude" and not blocked:
+        return "the visible tests pass on it, unlike when it was tried"
+    return None

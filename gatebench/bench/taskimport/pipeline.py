@@ -29,7 +29,7 @@ from gatebench.bench.taskimport.git import changed_files, commit_message, export
 from gatebench.bench.taskimport.injections import lay_injections, make_injections
 from gatebench.bench.taskimport.measure import measure, prove_canaries
 from gatebench.bench.taskimport.runs import PYTEST
-from gatebench.bench.taskimport.visible import visible_tests
+from gatebench.bench.taskimport.visible import deselected, visible_tests
 from gatebench.bench.tasks import TaskFiles, load_task
 from gatebench.errors import UsageError
 from gatebench.hook.globs import GlobSet
@@ -338,7 +338,7 @@ def visible_tests_of(job: Job, c: Commit, t: Trees, b: Built) -> Visible:
     if job.facts is not None:
         return Visible(job.facts.visible, 0, files)
     command, base_rc = visible_tests(t.ptree, t.ctree, files, [p for _s, p in c.tests], b.env.python, job.timeout_s,
-                                     job.exclude, job.warnings, job.log)
+                                     job.exclude, job.warnings, job.log, [p for s, p in c.code if s != "D"])
     return Visible(command, base_rc, files)
 
 
@@ -385,18 +385,24 @@ def injections_of(job: Job, c: Commit, t: Trees, tf: TaskFiles, v: Visible, pyth
         return lay_injections(tf, t.ptree, t.ctree, job.facts.injections), job.facts.injections
     injections, recipe = make_injections(tf, t.ptree, t.ctree, c.code, c.tests, v.files, c.modules, python,
                                          job.timeout_s, job.log, v.base_rc)
-    wrong = sum(1 for i in injections.values() if i["kind"] in ("partial", "plausible"))
+    plausible = sum(1 for i in injections.values() if i["kind"] in ("partial", "plausible"))
+    wrong = plausible + sum(1 for i in injections.values() if i["kind"] == "crude")
+    if plausible < 2:
+        job.warnings.append(f"only {plausible} plausible wrong fixes (passing the visible tests) could be made: "
+                            "the task says so (fewer than 2)")
     if wrong < 3:
         job.warnings.append(f"only {wrong} wrong fixes could be made (selftest wants 3 for an imported task)")
     return injections, recipe
 
 
 def add_impossible_variant(job: Job, c: Commit, tf: TaskFiles, v: Visible, python: str) -> None:
-    """The impossible variant (SPEC section 12, step 10), made from a visible test the commit left alone."""
+    """The impossible variant (SPEC section 12, step 10), made from a visible test: the modules the commit left
+    alone first, then the base's copy of the ones it changed."""
     from gatebench.bench.variants import add_mechanical
 
     touched = {p for _s, p in c.tests}
-    if add_mechanical(tf, [f for f in v.files if f not in touched], python, job.log) is None:
+    order = [f for f in v.files if f not in touched] + [f for f in v.files if f in touched]
+    if add_mechanical(tf, order, python, job.log, skip=tuple(deselected(v.command))) is None:
         job.warnings.append("no impossible variant: no visible test has a value to change that the reference fails")
 
 
