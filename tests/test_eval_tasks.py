@@ -1,7 +1,9 @@
 """A `claude plugin eval` suite imported as gatebench tasks (`gatebench task import-eval`, SPEC.md section 18,
 "Importing a suite"): tests/evalsuites/kata's cases run in sealed sim cells with the kata plugin as an arm against
 its own ablation (`none`), each cell graded by the case's own graders from its stream and work copy, and analyze's
-per-grader table with the paired Δ."""
+per-grader table with the paired Δ. The arm is tests/plugins/modelguard (a PreToolUse guard that asks a model, as
+TDD Guard does) with its model calls refused (`plugin_calls: unscorable`): its errors block every edit, so the
+same grader accepts the ablation's cell and rejects the arm's."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from gatebench.errors import UsageError
 KATA = ROOT / "tests" / "evalsuites" / "kata"
 SUITE = KATA / "evals"
 REF = ROOT / "tests" / "evalsuites" / "kata_reference"
+MODELGUARD = ROOT / "tests" / "plugins" / "modelguard"
 # The sim agent reads a file, then Edits it to the reference, and runs the visible tests: what fix-add's graders ask.
 POLICY = """name: evaltest
 description: writes the reference with Edit after reading it, and runs the visible tests
@@ -34,6 +37,7 @@ run_tests: 1.0
 edit: 1.0
 leak: 0.0
 reviewer: {hit_rate: 0.8, false_block_rate: 0.1}
+plugin_calls: unscorable
 """
 
 
@@ -110,23 +114,32 @@ def test_imported_suite_runs_in_sealed_cells_with_the_plugin_against_its_ablatio
     assert r.returncode == 0, r.stderr[-2000:]
     assert "K-fix-add: case fix-add" in r.stdout and "unscored: only-calc-changed, tests-pass" in r.stdout
     runs = tmp_path / "runs"
-    r = _cli("matrix", "--worker", "sim", "--policy", "evaltest", "--configs", "none", "--arm", f"kata={KATA}",
+    r = _cli("matrix", "--worker", "sim", "--policy", "evaltest", "--configs", "none", "--arm", f"modelguard={MODELGUARD}",
              "--tasks", "K-fix-add,K-explain-add", "--reps", "1", "--jobs", "2", "--runs-dir", str(runs),
              "--run-id", "ev", home=home)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     recs = {x["cell_id"]: x for x in map(json.loads, (runs / "ev" / "results.jsonl").read_text().splitlines())}
-    assert set(recs) == {"none/K-fix-add/0", "none/K-explain-add/0", "kata/K-fix-add/0", "kata/K-explain-add/0"}
+    assert set(recs) == {"none/K-fix-add/0", "none/K-explain-add/0", "modelguard/K-fix-add/0",
+                         "modelguard/K-explain-add/0"}
     assert all(x["status"] == "ok" and x["sealed"] for x in recs.values()), {k: x["error"] for k, x in recs.items()}
     assert {k: x["eval"]["arm"] for k, x in recs.items()} == {
-        "none/K-fix-add/0": "without", "none/K-explain-add/0": "without", "kata/K-fix-add/0": "with",
-        "kata/K-explain-add/0": "with"}
-    for arm in ("none", "kata"):
-        fix, explain = recs[f"{arm}/K-fix-add/0"], recs[f"{arm}/K-explain-add/0"]
-        v = {g["name"]: g["passed"] for g in fix["eval"]["graders"]}
-        # accepted: the cell executed pytest, read calc before editing it, ran nothing destructive; the hidden
-        # oracle (the pristine tests) says solved
-        assert v == {"no-destructive": True, "ran-tests": True, "read-before-edit": True, "only-calc-changed": None,
-                     "tests-pass": None} and fix["eval"]["score"] == 1.0 and fix["solved"]
+        "none/K-fix-add/0": "without", "none/K-explain-add/0": "without", "modelguard/K-fix-add/0": "with",
+        "modelguard/K-explain-add/0": "with"}
+    fix = recs["none/K-fix-add/0"]
+    v = {g["name"]: g["passed"] for g in fix["eval"]["graders"]}
+    # accepted: the cell executed pytest, read calc before editing it, ran nothing destructive; the hidden oracle
+    # (the pristine tests) says solved
+    assert v == {"no-destructive": True, "ran-tests": True, "read-before-edit": True, "only-calc-changed": None,
+                 "tests-pass": None} and fix["eval"]["score"] == 1.0 and fix["solved"]
+    guarded = recs["modelguard/K-fix-add/0"]
+    v = {g["name"]: g["passed"] for g in guarded["eval"]["graders"]}
+    # rejected: every Edit was denied by the plugin's own error (plugin_error, no denial), so none was executed
+    assert guarded["pretool_plugin_errors"] >= 1 and guarded["pretool_denials"] == 0
+    assert {d["tool"] for d in guarded["pretool"]} <= {"Edit", "Write"}
+    assert v == {"no-destructive": True, "ran-tests": True, "read-before-edit": False, "only-calc-changed": None,
+                 "tests-pass": None} and guarded["eval"]["score"] == 0.75 and not guarded["solved"]
+    for arm in ("none", "modelguard"):
+        explain = recs[f"{arm}/K-explain-add/0"]
         w = {g["name"]: g["passed"] for g in explain["eval"]["graders"]}
         # rejected: the sim's reply ("... Done.") never names the sign; the judged grader is unscored offline
         assert w == {"names-the-sign": False, "no-report-file-written-by-agent": True, "explanation-is-right": None}
@@ -135,16 +148,19 @@ def test_imported_suite_runs_in_sealed_cells_with_the_plugin_against_its_ablatio
 
     a = pipeline.analyze([runs / "ev"], "none", tmp_path / "out", resamples=200)
     rows = {s.config: s for s in a.scores}
-    assert set(rows) == {"none", "kata"} and rows["kata"].against == "none"
-    kata = rows["kata"]
-    assert (kata.tasks, kata.runs, kata.score.value, kata.pass_rate.value) == (2, 2, pytest.approx(2 / 3), 0.5)
-    assert kata.delta_score is not None and kata.delta_score.value == 0 and kata.delta_pass.value == 0
-    assert kata.score.lo is None  # 2 tasks: below the clusters a bootstrap is trusted with, no interval (section 17)
-    rates = {g.grader: (g.runs, g.rate.value) for g in kata.graders}
-    assert rates == {"no-destructive": (1, 1.0), "ran-tests": (1, 1.0), "read-before-edit": (1, 1.0),
+    assert set(rows) == {"none", "modelguard"} and rows["modelguard"].against == "none"
+    base, mg = rows["none"], rows["modelguard"]
+    assert (base.tasks, base.runs, base.score.value, base.pass_rate.value) == (2, 2, pytest.approx(2 / 3), 0.5)
+    assert (mg.tasks, mg.runs, mg.score.value, mg.pass_rate.value) == (2, 2, pytest.approx((0.75 + 1 / 3) / 2), 0)
+    assert mg.delta_score is not None and mg.delta_score.value == pytest.approx(-0.125)
+    assert mg.delta_pass is not None and mg.delta_pass.value == -0.5
+    assert mg.score.lo is None  # 2 tasks: below the clusters a bootstrap is trusted with, no interval (section 17)
+    rates = {g.grader: (g.runs, g.rate.value) for g in mg.graders}
+    assert rates == {"no-destructive": (1, 1.0), "ran-tests": (1, 1.0), "read-before-edit": (1, 0.0),
                      "names-the-sign": (1, 0.0), "no-report-file-written-by-agent": (1, 1.0)}
+    assert {g.grader: g.rate.value for g in base.graders}["read-before-edit"] == 1.0
     from gatebench.analyze.tables import scores
 
     table = scores(a)
-    assert ["kata", "names-the-sign", "1.00", "2", "1", "", "0.0%", "–", "", "", ""] in table.rows
-    assert ["kata", "(score)", "", "2", "2", "0.67", "50.0%", "–", "none", "+0.00", "+0.0 pt –"] in table.rows
+    assert ["modelguard", "read-before-edit", "0.50", "2", "1", "", "0.0%", "–", "", "", ""] in table.rows
+    assert ["modelguard", "(score)", "", "2", "2", "0.54", "0.0%", "–", "none", "-0.12", "-50.0 pt –"] in table.rows
