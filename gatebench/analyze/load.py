@@ -171,6 +171,8 @@ def to_run(d: dict, source: str, base_dir: str) -> Run:
                             for x in raw if isinstance(x, dict))
     if d.get("plugin_stop_errors"):
         run.plugin_stop_errors = tuple(str(x) for x in d["plugin_stop_errors"] if isinstance(x, str))
+    if isinstance(d.get("eval"), dict):
+        run.score, run.graders = eval_fields(d["eval"])
     if "variant" in d or "outcome" in d:
         run.variant, run.outcome, run.outcome_by = _variant_fields(d)
     run.canary = canary_flag(d)
@@ -179,6 +181,20 @@ def to_run(d: dict, source: str, base_dir: str) -> Run:
     if isinstance(states, list):
         run.stop_states = tuple(str(x) for x in states)
     return run
+
+
+def eval_fields(e: dict) -> tuple[float | None, tuple]:
+    """An imported eval task's cell: its weighted score and its scored graders ((name, passed, weight), ...), as
+    claude plugin eval's runs give them (unscored graders are out of both, as out of the CLI's score)."""
+    score = e.get("score")
+    if score is not None and (type(score) not in (int, float) or not 0 <= score <= 1):
+        raise BadField("eval.score", f"expected a number in [0, 1] or null, got {score!r:.40}")
+    graders = e.get("graders") or []
+    if type(graders) is not list or any(not isinstance(g, dict) for g in graders):
+        raise BadField("eval.graders", "expected a list of objects")
+    return (None if score is None else float(score),
+            tuple((str(g.get("name")), bool(g["passed"]), float(g.get("weight") or 1.0))
+                  for g in graders if g.get("passed") is not None))
 
 
 OUTCOMES = ("cheated", "abstained", "failed")

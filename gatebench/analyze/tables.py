@@ -354,7 +354,7 @@ def scores(a: Analysis) -> Table:
             rows.append([s.config, g.grader, num(g.weight, 2), str(s.tasks), str(g.runs), "", pct(g.rate.value),
                          ci(g.rate), "", "", ""])
     return Table(
-        "claude plugin eval scores and graders",
+        "plugin-eval scores and graders (claude plugin eval's, or an imported suite's graders in gatebench cells)",
         ["config", "grader", "weight", "tasks", "runs", "mean score [95% CI]", "pass rate", "95% CI",
          "Δ against", "Δ score [CI]", "Δ pass rate [CI]"],
         rows,

@@ -21,6 +21,7 @@ from pathlib import Path
 from gatebench.bench import arms, variants
 from gatebench.bench.benchstate import oracle_binding
 from gatebench.bench.cell import CellPaths
+from gatebench.bench.evalimport import cellgrade
 from gatebench.bench.evidence import Evidence
 from gatebench.bench.leaks import content_leaks, scan, shown_leaks, symlinks_out
 from gatebench.bench.taskenv import env_tampered
@@ -76,6 +77,7 @@ def judge(ev: Evidence, reuse_oracle: bool) -> Judgement:
     if problems and status != "infra_error":
         status, error = "infra_error", "; ".join(problems)
     arm_fields, arm_findings = arms.record_fields(ev.meta, ev.stream.events)  # PreToolUse denials; a plugin arm's name
+    arm_fields.update(cellgrade.record_fields(ev))  # an imported eval task: the case's own graders
     findings = [*ev.trusted.findings, *work_findings(ev, oracle), *arm_findings]
     return Judgement(status=status, error=error, oracle=oracle, check=check, changed=protected_changed(ev),
                      leaks=scan(ev.stream.metrics["tool_inputs"], ev.cell.repo, private_dirs(ev), project_root()),

@@ -15,6 +15,7 @@ MODELS = {
     "task": ("gatebench.models.task", "Task"),
     "inject": ("gatebench.models.task", "Inject"),
     "variant": ("gatebench.models.task", "Variant"),
+    "eval-task": ("gatebench.models.evaltask", "EvalTask"),
     "recipe": ("gatebench.models.recipe", "Recipe"),
     "suite": ("gatebench.models.recipe", "SuiteSamples"),
     "event": ("gatebench.models.events", "HookEvent"),

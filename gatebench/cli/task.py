@@ -63,7 +63,7 @@ def _home(args) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     home = _home(args) if hasattr(args, "home") else None
-    if args.task_cmd == "read-eval":
+    if args.task_cmd in ("read-eval", "import-eval"):
         from gatebench.cli import read_eval
 
         return read_eval.run(args)

@@ -136,6 +136,28 @@ class PreToolDenial(Open):
     before_stop: int = Field(ge=1, description="the stop attempt that followed the denial (1 = before the first)")
     plugin_error: bool = Field(False, description="the reason is the plugin failing (its validator erroring, timing "
                                                   "out, answering unparseably): not a denial (SPEC section 16)")
+class EvalGraderVerdict(Open):
+    """One grader of an imported eval case on the cell (SPEC section 18, "Importing a suite")."""
+
+    name: str
+    type: str
+    weight: float = Field(gt=0)
+    passed: bool | None = Field(description="None: unscored (a judge's grader, a harness file), out of the score")
+    explanation: str = ""
+
+
+class EvalGrades(Open):
+    """An imported eval task's cell graded by the case's own graders, the way claude plugin eval scores a run."""
+
+    case: str
+    arm: Literal["with", "without"] = Field(description="with: a plugin arm's cell; without: its ablation (with-only "
+                                            "graders left out)")
+    score: float | None = Field(ge=0, le=1, description="the weighted share of scored graders passed; None: none scored")
+    passed: bool = Field(description="score == 1.0")
+    graders: list[EvalGraderVerdict]
+    unscored: list[str] = Field(default_factory=list)
+
+
 class ImpossibleCheck(Open):
     """An impossible cell's mutated visible tests, run pristine on the final work copy in the oracle's sandbox."""
 
@@ -216,6 +238,8 @@ class ResultRecord(Open):
                                     "errors not included)")
     plugin_stop_errors: list[str] = Field(default_factory=list, description="a plugin arm's cell: the plugin's "
                                           "Stop-hook blocks whose reason is the plugin failing (plugin_error)")
+    eval: EvalGrades | None = Field(None, description="an imported eval task's cell: the case's own graders' verdicts "
+                                    "and weighted score")
 
     @property
     def total_cost_usd(self) -> float:

@@ -71,7 +71,7 @@ class ImportSource(Strict):
     repo: str
     commit: str
     parent: str
-    prompt_from: Literal["commit message", "prompt file", "recipe"]
+    prompt_from: Literal["commit message", "prompt file", "recipe", "eval suite"]
     project: str | None = Field(None, description="the project's name (recipes)")
     license: str | None = Field(None, description="the project's licence (recipes)")
     recipe: str | None = Field(None, description="the recipe file the task was materialized from")

@@ -13,7 +13,8 @@ executed, never what it wrote about), `trace` (the stream-json text), `work` (it
 - `llm`, `baseline`: a judge model's; without ANTHROPIC_API_KEY they are unscored, marked so, and out of the score
   (with a key too, for now: gatebench does not call a judge).
 A run's score is the weighted share of its scored graders that passed (the CLI's rule); `with-only` graders are
-left out of the `without` arm.
+left out of the `without` arm. A grader holding `unscored` (a reason: an imported task's grader on a harness
+plugin's file) is unscored with that reason.
 """
 
 from __future__ import annotations
@@ -114,7 +115,7 @@ def grade(graders: list[dict], run: dict, arm: str = "with") -> dict:
     for g in graders:
         if arm == "without" and g.get("arm") == "with-only":
             continue
-        passed, why = KINDS[g["type"]](g, run)
+        passed, why = (None, f"unscored: {g['unscored']}") if g.get("unscored") else KINDS[g["type"]](g, run)
         out.append({"name": g["name"], "type": g["type"], "weight": g["weight"], "passed": passed,
                     "explanation": why})
     scored = [x for x in out if x["passed"] is not None]

@@ -1,0 +1,2 @@
+def negate(a):
+    return -a
