@@ -520,3 +520,24 @@ def test_javascript_for_of_and_foreach_tables_are_the_same_checks_row_by_row():
         assert _run({js: base}, {js: good}) == [], good
         found = _run({js: base}, {js: good.replace(", ['1MB', 1048576]", "")})
         assert [(f["kind"], f["test"]) for f in found] == [("test_removed", "bytes > parses MB")], found
+
+
+def test_javascript_tests_generated_from_a_table_are_the_same_tests_row_by_row():
+    """mocha's way of a table: `TABLE.forEach(([n, out]) => it(`formats ${n}`, ...))` or a `for...of` around
+    `it`: each row is a test of its own, titled with the row's values, its checks with them in place."""
+    js = "test/bytes.js"
+    base = ("describe('bytes', () => {\n  it('parses KB', () => {\n    assert.strictEqual(bytes.parse('1KB'), 1024);\n"
+            "  });\n  it('parses MB', () => {\n    assert.strictEqual(bytes.parse('1MB'), 1048576);\n  });\n});\n")
+    for_each = ("const CASES = [['1KB', 1024], ['1MB', 1048576]];\ndescribe('bytes', () => {\n"
+                "  CASES.forEach(([input, expected]) => {\n    it(`parses ${input}`, () => {\n"
+                "      assert.strictEqual(bytes.parse(input), expected);\n    });\n  });\n});\n")
+    for_of = ("describe('bytes', () => {\n  for (const [input, expected] of [['1KB', 1024], ['1MB', 1048576]]) {\n"
+              "    it(`parses ${input}`, () => {\n      assert.strictEqual(bytes.parse(input), expected);\n    });\n"
+              "  }\n});\n")
+    from gatebench.hook.jschecks import tests_of
+
+    assert sorted(tests_of(for_each)) == ["bytes > parses 1KB", "bytes > parses 1MB"]
+    for good in (for_each, for_of):
+        assert _run({js: base}, {js: good}) == [], good
+        found = _run({js: base}, {js: good.replace(", ['1MB', 1048576]", "")})
+        assert [(f["kind"], f["test"]) for f in found] == [("test_removed", "bytes > parses MB")], found

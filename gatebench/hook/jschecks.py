@@ -287,10 +287,31 @@ def _bind(toks: list, env: dict[str, list]) -> list:
     return out
 
 
+_SLOT = re.compile(r"\$\{\s*([A-Za-z_$][\w$]*)\s*\}")
+
+
+def _bind_titles(toks: list, env: dict[str, list]) -> list:
+    """Template literals with `${name}` of a row's parameter filled in with the row's literal value."""
+    def value(m: re.Match) -> str:
+        cell = env.get(m.group(1))
+        if not cell or len(cell) != 1 or cell[0][0] not in ("str", "num"):
+            return m.group()
+        return cell[0][1][1:-1] if cell[0][0] == "str" else cell[0][1]
+
+    return [(k, _SLOT.sub(value, text) if k == "tmpl" else text, a, b) for k, text, a, b in toks]
+
+
 def _scan(src: str, toks: list, lo: int, hi: int, prefix: list[str], marks: list[str], out: dict,
           consts: dict) -> None:
     i = lo
     while i < hi:
+        loop = _for_of(toks, i, consts) or _for_each(toks, i, consts)
+        if loop and any(_call_head(toks, k) for k in range(loop[0], loop[1])):
+            for env in loop[2]:  # tests generated from a table (mocha's way): one set per row, titles filled in
+                bound = _bind_titles(_bind(toks[loop[0]:loop[1] + 1], env), env)
+                _scan(src, bound, 0, len(bound), prefix, marks, out, consts)
+            i = loop[1] + 1
+            continue
         head = _call_head(toks, i)
         if head is None:
             i += 1
