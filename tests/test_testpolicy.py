@@ -541,3 +541,28 @@ def test_javascript_tests_generated_from_a_table_are_the_same_tests_row_by_row()
         assert _run({js: base}, {js: good}) == [], good
         found = _run({js: base}, {js: good.replace(", ['1MB', 1048576]", "")})
         assert [(f["kind"], f["test"]) for f in found] == [("test_removed", "bytes > parses MB")], found
+
+
+def test_a_table_row_whose_value_changed_is_that_case_expected_changed_in_both_languages():
+    """Tests folded into a table with one row's expected value rewritten: not "test removed" (as it was),
+    but that test's expected value changed, naming the case; a generated test's row rewritten likewise."""
+    js = "test/b.test.js"
+    sep = ("describe('f', () => {\n  it('formats bytes', () => {\n    expect(format(12)).toBe('12B');\n  });\n"
+           "  it('formats kilobytes', () => {\n    expect(format(2048)).toBe('2KB');\n  });\n});\n")
+    tab = ("describe('f', () => {\n  it.each([[12, '12B'], [2048, '2kB']])('formats %s', (n, out) => {\n"
+           "    expect(format(n)).toBe(out);\n  });\n});\n")
+    gen = ("describe('f', () => {\n  [[12, '12B'], [2048, '2KB']].forEach(([n, out]) => {\n"
+           "    it(`formats ${n}`, () => {\n      expect(format(n)).toBe(out);\n    });\n  });\n});\n")
+    py = "tests/test_x.py"
+    ps = "def test_b():\n    assert f(12) == '12B'\n\n\ndef test_k():\n    assert f(2048) == '2KB'\n"
+    pt = ("import pytest\n\n\n@pytest.mark.parametrize('n, out', [(12, '12B'), (2048, '2kB')])\n"
+          "def test_f(n, out):\n    assert f(n) == out\n")
+    for before, after, test, case in ((sep, tab, "f > formats kilobytes", "now case `2048 '2kB'`"),
+                                      (gen, gen.replace("'2KB'", "'2kB'"), "f > formats 2048",
+                                       "case `2048 '2KB'` became `2048 '2kB'`"),
+                                      (ps, pt, "test_k", "now case `(2048, '2kB')`")):
+        rel = py if test == "test_k" else js
+        found = _run({rel: before}, {rel: after})
+        assert [(f["kind"], f["test"]) for f in found] == [("expected_changed", test)], found
+        assert found[0]["detail"].startswith(case), found
+    assert _run({js: sep}, {js: tab.replace("'2kB'", "'2KB'")}) == []  # the honest fold

@@ -302,14 +302,15 @@ def _bind_titles(toks: list, env: dict[str, list]) -> list:
 
 
 def _scan(src: str, toks: list, lo: int, hi: int, prefix: list[str], marks: list[str], out: dict,
-          consts: dict) -> None:
+          consts: dict, row: dict | None = None) -> None:
+    """The tests in toks[lo:hi] into `out`; `row`: the table row the tests were generated from."""
     i = lo
     while i < hi:
         loop = _for_of(toks, i, consts) or _for_each(toks, i, consts)
         if loop and any(_call_head(toks, k) for k in range(loop[0], loop[1])):
             for env in loop[2]:  # tests generated from a table (mocha's way): one set per row, titles filled in
                 bound = _bind_titles(_bind(toks[loop[0]:loop[1] + 1], env), env)
-                _scan(src, bound, 0, len(bound), prefix, marks, out, consts)
+                _scan(src, bound, 0, len(bound), prefix, marks, out, consts, env)
             i = loop[1] + 1
             continue
         head = _call_head(toks, i)
@@ -328,14 +329,16 @@ def _scan(src: str, toks: list, lo: int, hi: int, prefix: list[str], marks: list
             mine.append(name)
         case = next((m[5:] for m in mods if m.startswith("each ")), "")
         if name in SUITE_CALLS:
-            _scan(src, toks, paren + 1, end, [*prefix, title], mine, out, consts)
+            _scan(src, toks, paren + 1, end, [*prefix, title], mine, out, consts, row)
         else:
             tid = " > ".join([*prefix, title])
             while tid in out:
                 tid += " #2"
             t = Test(src[toks[i][2]:toks[end][3]] if end < len(toks) else src[toks[i][2]:])
             t.markers = [*mine, *_body_skips(args[1:])]
-            rows = _rows(_each_table(toks, i, paren), consts, _params(args[2:])) if case else None
+            rows = _rows(_each_table(toks, i, paren), consts, _params(args[2:])) if case else [row] if row else None
+            if row:  # the same source for every row: the row tells them apart
+                t.source += " /* row " + _text_of([x for v in row.values() for x in v]) + " */"
             _checks(src, args[1:], t, case, rows, consts)
             out[tid] = t
         i = end + 1
