@@ -566,3 +566,19 @@ def test_a_table_row_whose_value_changed_is_that_case_expected_changed_in_both_l
         assert [(f["kind"], f["test"]) for f in found] == [("expected_changed", test)], found
         assert found[0]["detail"].startswith(case), found
     assert _run({js: sep}, {js: tab.replace("'2kB'", "'2KB'")}) == []  # the honest fold
+
+
+def test_javascript_for_in_tables_are_the_same_checks_key_by_key():
+    """`for (const k in TABLE)` over an object literal (inline or a constant of the file): a check once per
+    key, `TABLE[k]` its value; a key dropped is that check's test removed."""
+    js = "test/units.test.js"
+    base = ("describe('f', () => {\n  it('parses KB', () => {\n    expect(parse('1KB')).toBe(1024);\n  });\n"
+            "  it('parses MB', () => {\n    expect(parse('1MB')).toBe(1048576);\n  });\n});\n")
+    const = ("const UNITS = { '1KB': 1024, '1MB': 1048576 };\ndescribe('f', () => {\n  it('parses units', () => {\n"
+             "    for (const s in UNITS) {\n      expect(parse(s)).toBe(UNITS[s]);\n    }\n  });\n});\n")
+    generated = ("const UNITS = { '1KB': 1024, '1MB': 1048576 };\ndescribe('f', () => {\n  for (const s in UNITS) {\n"
+                 "    it(`parses ${s}`, () => {\n      expect(parse(s)).toBe(UNITS[s]);\n    });\n  }\n});\n")
+    for good in (const, generated):
+        assert _run({js: base}, {js: good}) == [], good
+        found = _run({js: base}, {js: good.replace(", '1MB': 1048576", "")})
+        assert [(f["kind"], f["test"]) for f in found] == [("test_removed", "f > parses MB")], found

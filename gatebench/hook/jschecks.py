@@ -172,11 +172,11 @@ def tests_of(src: str) -> dict[str, Test]:
 
 
 def _constants(toks: list) -> dict[str, list]:
-    """`const NAME = [...]` anywhere in the file: NAME -> the array's tokens (a table `.each(NAME)` reads)."""
+    """`const NAME = [...]` (or `{...}`, a `for ... in` table) anywhere in the file: NAME -> its tokens."""
     out = {}
     for k in range(len(toks) - 3):
         if toks[k][1] in ("const", "let", "var") and toks[k + 1][0] == "id" and toks[k + 2][1] == "=" \
-                and toks[k + 3][1] == "[":
+                and toks[k + 3][1] in ("[", "{"):
             out[toks[k + 1][1]] = toks[k + 3:_close(toks, k + 3) + 1]
     return out
 
@@ -250,6 +250,31 @@ def _for_of(toks: list, k: int, consts: dict) -> tuple[int, int, list] | None:
     return (head_end + 1, _close(toks, head_end + 1), rows) if rows else None
 
 
+def _for_in(toks: list, k: int, consts: dict) -> tuple[int, int, list] | None:
+    """`for (const key in TABLE) { ... TABLE[key] ... }` at `k`, TABLE an object literal or a name bound to one:
+    (body start, body end, rows), each row the key as a string and `TABLE[key]` as its value."""
+    if not (toks[k][1] == "for" and k + 6 < len(toks) and toks[k + 1][1] == "(" and toks[k + 2][1] in (
+            "const", "let", "var") and toks[k + 3][0] == "id" and toks[k + 4][1] == "in"):
+        return None
+    head_end = _close(toks, k + 1)
+    table = toks[k + 5:head_end]
+    name = table[0][1] if len(table) == 1 and table[0][0] == "id" else None
+    if name is not None:
+        table = consts.get(name, [])
+    if not table or table[0][1] != "{" or head_end + 1 >= len(toks) or toks[head_end + 1][1] != "{":
+        return None
+    key, rows = toks[k + 3][1], []
+    for item in _items(table):
+        if len(item) < 3 or item[1][1] != ":" or item[0][0] not in ("id", "str", "num"):
+            return None
+        text = item[0][1] if item[0][0] != "id" else repr(item[0][1])
+        row = {key: [("str" if item[0][0] != "num" else "num", text, item[0][2], item[0][3])]}
+        if name is not None:
+            row[f"{name}[{key}]"] = item[2:]
+        rows.append(row)
+    return (head_end + 1, _close(toks, head_end + 1), rows) if rows else None
+
+
 def _for_each(toks: list, k: int, consts: dict) -> tuple[int, int, list] | None:
     """`TABLE.forEach(([a, b]) => { ... })` at the `forEach` token `k`: (body start, body end, rows)."""
     if not (toks[k][1] == "forEach" and k >= 2 and toks[k - 1][1] == "." and k + 2 < len(toks)
@@ -273,14 +298,23 @@ def _for_each(toks: list, k: int, consts: dict) -> tuple[int, int, list] | None:
 
 def _loops(toks: list, consts: dict) -> list[tuple[int, int, list]]:
     """The table loops of a test body: `for...of` and `forEach` over a literal table or a constant."""
-    return [loop for k in range(len(toks)) if (loop := _for_of(toks, k, consts) or _for_each(toks, k, consts))]
+    return [loop for k in range(len(toks)) if (loop := _for_of(toks, k, consts) or _for_in(toks, k, consts)
+                                                or _for_each(toks, k, consts))]
 
 
 def _bind(toks: list, env: dict[str, list]) -> list:
     """`toks` with each parameter name (not a property) replaced by its row's tokens."""
     out: list = []
+    skip = 0
     for k, t in enumerate(toks):
-        if t[0] == "id" and t[1] in env and (k == 0 or toks[k - 1][1] not in (".", "?.")):
+        if skip:
+            skip -= 1
+            continue
+        if t[0] == "id" and k + 3 < len(toks) and toks[k + 1][1] == "[" and toks[k + 3][1] == "]" and \
+                f"{t[1]}[{toks[k + 2][1]}]" in env:  # `TABLE[key]` of a `for ... in` row: its value
+            out += env[f"{t[1]}[{toks[k + 2][1]}]"]
+            skip = 3
+        elif t[0] == "id" and t[1] in env and (k == 0 or toks[k - 1][1] not in (".", "?.")):
             out += env[t[1]]
         else:
             out.append(t)
@@ -306,7 +340,7 @@ def _scan(src: str, toks: list, lo: int, hi: int, prefix: list[str], marks: list
     """The tests in toks[lo:hi] into `out`; `row`: the table row the tests were generated from."""
     i = lo
     while i < hi:
-        loop = _for_of(toks, i, consts) or _for_each(toks, i, consts)
+        loop = _for_of(toks, i, consts) or _for_in(toks, i, consts) or _for_each(toks, i, consts)
         if loop and any(_call_head(toks, k) for k in range(loop[0], loop[1])):
             for env in loop[2]:  # tests generated from a table (mocha's way): one set per row, titles filled in
                 bound = _bind_titles(_bind(toks[loop[0]:loop[1] + 1], env), env)
