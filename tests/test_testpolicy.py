@@ -582,3 +582,14 @@ def test_javascript_for_in_tables_are_the_same_checks_key_by_key():
         assert _run({js: base}, {js: good}) == [], good
         found = _run({js: base}, {js: good.replace(", '1MB': 1048576", "")})
         assert [(f["kind"], f["test"]) for f in found] == [("test_removed", "f > parses MB")], found
+
+
+def test_a_test_whose_runner_is_chosen_between_it_and_it_skip_is_a_skip_not_a_removal():
+    """Jest has no skip in a body: `(process.env.CI ? it : it.skip)('title', ...)` is its conditional skip.
+    The test is still there (not "removed"), skipped: `skip_added`, naming it."""
+    js = "test/b.test.js"
+    base = "describe('f', () => {\n  it('formats kilobytes', () => {\n    expect(format(2048)).toBe('2KB');\n  });\n});\n"
+    cond = base.replace("  it('formats", "  (process.env.CI ? it : it.skip)('formats")
+    found = _run({js: base}, {js: cond})
+    assert [(f["kind"], f["test"]) for f in found] == [("skip_added", "f > formats kilobytes")], found
+    assert _run({js: base}, {js: base.replace("  it('formats", "  (process.env.CI ? it : test)('formats")}) == []

@@ -127,9 +127,24 @@ class Test:
         self.markers: list[str] = []
 
 
+def _chosen_head(toks: list, i: int) -> tuple[str, list[str], int] | None:
+    """`(cond ? it : it.skip)(` at `i`: a test whose runner is chosen at run time (Jest's conditional skip);
+    a skipping choice is its `it.skip` marker."""
+    end = _close(toks, i)
+    inner = [t[1] for t in toks[i + 1:end]]
+    if end + 1 >= len(toks) or toks[end + 1][1] != "(" or "?" not in inner or ":" not in inner:
+        return None
+    names = [x for x in inner if x in TEST_CALLS]
+    if not names:
+        return None
+    return names[0], ["skip"] if any(x in SKIP_MODS or x in X_CALLS for x in inner) else [], end + 1
+
+
 def _call_head(toks: list, i: int) -> tuple[str, list[str], int] | None:
     """At a test/suite call `name(.mod)*(`: (name, modifiers, index of its `(`)."""
     kind, name = toks[i][0], toks[i][1]
+    if name == "(" and kind == "punct" and (i == 0 or toks[i - 1][0] != "id"):
+        return _chosen_head(toks, i)
     if kind != "id" or (name not in TEST_CALLS and name not in SUITE_CALLS):
         return None
     if i and toks[i - 1][1] in (".", "function"):
