@@ -256,3 +256,19 @@ def test_ava_ids_keep_the_file_of_a_several_file_run_apart():
     assert testresults.compare(None, got, {}, ["test/a.js::adds", "test/b.js::adds"], set())["findings"] == []
     found = testresults.compare(None, got, {}, ["test/c.js::adds"], set())["findings"]
     assert [f["detail"] for f in found] == ["the runner never ran it (not collected)"]
+
+
+def test_tape_repeated_titles_are_kept_apart_as_the_source_checks_key_them():
+    """tape 5.10.2's own output (nested `t.test` prints flat `# title` lines): a title repeated is two tests,
+    keyed `title #2` as jschecks keys the second of two tests of one title."""
+    from gatebench.hook.jschecks import tests_of
+
+    out = ("TAP version 13\n# parent\nok 1 should be truthy\n# child\nok 2 should be strictly equal\n# second\n"
+           "# child\nok 3 should be truthy\n# second\nok 4 x # SKIP\n# second\nnot ok 5 should be equal\n\n1..5\n"
+           "# tests 5\n# pass  4\n# fail  1\n")
+    got = runners.get("tape").results("", out)
+    assert got == [{"id": "parent", "outcome": "passed"}, {"id": "child", "outcome": "passed"},
+                   {"id": "second", "outcome": "passed"}, {"id": "child #2", "outcome": "passed"},
+                   {"id": "second #2", "outcome": "skipped"}, {"id": "second #2 #2", "outcome": "failed"}], got
+    src = "test('second', (t) => { t.ok(1); t.end(); });\n" * 3
+    assert sorted(tests_of(src)) == ["second", "second #2", "second #2 #2"]

@@ -520,3 +520,76 @@ def test_javascript_for_of_and_foreach_tables_are_the_same_checks_row_by_row():
         assert _run({js: base}, {js: good}) == [], good
         found = _run({js: base}, {js: good.replace(", ['1MB', 1048576]", "")})
         assert [(f["kind"], f["test"]) for f in found] == [("test_removed", "bytes > parses MB")], found
+
+
+def test_javascript_tests_generated_from_a_table_are_the_same_tests_row_by_row():
+    """mocha's way of a table: `TABLE.forEach(([n, out]) => it(`formats ${n}`, ...))` or a `for...of` around
+    `it`: each row is a test of its own, titled with the row's values, its checks with them in place."""
+    js = "test/bytes.js"
+    base = ("describe('bytes', () => {\n  it('parses KB', () => {\n    assert.strictEqual(bytes.parse('1KB'), 1024);\n"
+            "  });\n  it('parses MB', () => {\n    assert.strictEqual(bytes.parse('1MB'), 1048576);\n  });\n});\n")
+    for_each = ("const CASES = [['1KB', 1024], ['1MB', 1048576]];\ndescribe('bytes', () => {\n"
+                "  CASES.forEach(([input, expected]) => {\n    it(`parses ${input}`, () => {\n"
+                "      assert.strictEqual(bytes.parse(input), expected);\n    });\n  });\n});\n")
+    for_of = ("describe('bytes', () => {\n  for (const [input, expected] of [['1KB', 1024], ['1MB', 1048576]]) {\n"
+              "    it(`parses ${input}`, () => {\n      assert.strictEqual(bytes.parse(input), expected);\n    });\n"
+              "  }\n});\n")
+    from gatebench.hook.jschecks import tests_of
+
+    assert sorted(tests_of(for_each)) == ["bytes > parses 1KB", "bytes > parses 1MB"]
+    for good in (for_each, for_of):
+        assert _run({js: base}, {js: good}) == [], good
+        found = _run({js: base}, {js: good.replace(", ['1MB', 1048576]", "")})
+        assert [(f["kind"], f["test"]) for f in found] == [("test_removed", "bytes > parses MB")], found
+
+
+def test_a_table_row_whose_value_changed_is_that_case_expected_changed_in_both_languages():
+    """Tests folded into a table with one row's expected value rewritten: not "test removed" (as it was),
+    but that test's expected value changed, naming the case; a generated test's row rewritten likewise."""
+    js = "test/b.test.js"
+    sep = ("describe('f', () => {\n  it('formats bytes', () => {\n    expect(format(12)).toBe('12B');\n  });\n"
+           "  it('formats kilobytes', () => {\n    expect(format(2048)).toBe('2KB');\n  });\n});\n")
+    tab = ("describe('f', () => {\n  it.each([[12, '12B'], [2048, '2kB']])('formats %s', (n, out) => {\n"
+           "    expect(format(n)).toBe(out);\n  });\n});\n")
+    gen = ("describe('f', () => {\n  [[12, '12B'], [2048, '2KB']].forEach(([n, out]) => {\n"
+           "    it(`formats ${n}`, () => {\n      expect(format(n)).toBe(out);\n    });\n  });\n});\n")
+    py = "tests/test_x.py"
+    ps = "def test_b():\n    assert f(12) == '12B'\n\n\ndef test_k():\n    assert f(2048) == '2KB'\n"
+    pt = ("import pytest\n\n\n@pytest.mark.parametrize('n, out', [(12, '12B'), (2048, '2kB')])\n"
+          "def test_f(n, out):\n    assert f(n) == out\n")
+    for before, after, test, case in ((sep, tab, "f > formats kilobytes", "now case `2048 '2kB'`"),
+                                      (gen, gen.replace("'2KB'", "'2kB'"), "f > formats 2048",
+                                       "case `2048 '2KB'` became `2048 '2kB'`"),
+                                      (ps, pt, "test_k", "now case `(2048, '2kB')`")):
+        rel = py if test == "test_k" else js
+        found = _run({rel: before}, {rel: after})
+        assert [(f["kind"], f["test"]) for f in found] == [("expected_changed", test)], found
+        assert found[0]["detail"].startswith(case), found
+    assert _run({js: sep}, {js: tab.replace("'2kB'", "'2KB'")}) == []  # the honest fold
+
+
+def test_javascript_for_in_tables_are_the_same_checks_key_by_key():
+    """`for (const k in TABLE)` over an object literal (inline or a constant of the file): a check once per
+    key, `TABLE[k]` its value; a key dropped is that check's test removed."""
+    js = "test/units.test.js"
+    base = ("describe('f', () => {\n  it('parses KB', () => {\n    expect(parse('1KB')).toBe(1024);\n  });\n"
+            "  it('parses MB', () => {\n    expect(parse('1MB')).toBe(1048576);\n  });\n});\n")
+    const = ("const UNITS = { '1KB': 1024, '1MB': 1048576 };\ndescribe('f', () => {\n  it('parses units', () => {\n"
+             "    for (const s in UNITS) {\n      expect(parse(s)).toBe(UNITS[s]);\n    }\n  });\n});\n")
+    generated = ("const UNITS = { '1KB': 1024, '1MB': 1048576 };\ndescribe('f', () => {\n  for (const s in UNITS) {\n"
+                 "    it(`parses ${s}`, () => {\n      expect(parse(s)).toBe(UNITS[s]);\n    });\n  }\n});\n")
+    for good in (const, generated):
+        assert _run({js: base}, {js: good}) == [], good
+        found = _run({js: base}, {js: good.replace(", '1MB': 1048576", "")})
+        assert [(f["kind"], f["test"]) for f in found] == [("test_removed", "f > parses MB")], found
+
+
+def test_a_test_whose_runner_is_chosen_between_it_and_it_skip_is_a_skip_not_a_removal():
+    """Jest has no skip in a body: `(process.env.CI ? it : it.skip)('title', ...)` is its conditional skip.
+    The test is still there (not "removed"), skipped: `skip_added`, naming it."""
+    js = "test/b.test.js"
+    base = "describe('f', () => {\n  it('formats kilobytes', () => {\n    expect(format(2048)).toBe('2KB');\n  });\n});\n"
+    cond = base.replace("  it('formats", "  (process.env.CI ? it : it.skip)('formats")
+    found = _run({js: base}, {js: cond})
+    assert [(f["kind"], f["test"]) for f in found] == [("skip_added", "f > formats kilobytes")], found
+    assert _run({js: base}, {js: base.replace("  it('formats", "  (process.env.CI ? it : test)('formats")}) == []

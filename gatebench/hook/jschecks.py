@@ -127,9 +127,24 @@ class Test:
         self.markers: list[str] = []
 
 
+def _chosen_head(toks: list, i: int) -> tuple[str, list[str], int] | None:
+    """`(cond ? it : it.skip)(` at `i`: a test whose runner is chosen at run time (Jest's conditional skip);
+    a skipping choice is its `it.skip` marker."""
+    end = _close(toks, i)
+    inner = [t[1] for t in toks[i + 1:end]]
+    if end + 1 >= len(toks) or toks[end + 1][1] != "(" or "?" not in inner or ":" not in inner:
+        return None
+    names = [x for x in inner if x in TEST_CALLS]
+    if not names:
+        return None
+    return names[0], ["skip"] if any(x in SKIP_MODS or x in X_CALLS for x in inner) else [], end + 1
+
+
 def _call_head(toks: list, i: int) -> tuple[str, list[str], int] | None:
     """At a test/suite call `name(.mod)*(`: (name, modifiers, index of its `(`)."""
     kind, name = toks[i][0], toks[i][1]
+    if name == "(" and kind == "punct" and (i == 0 or toks[i - 1][0] != "id"):
+        return _chosen_head(toks, i)
     if kind != "id" or (name not in TEST_CALLS and name not in SUITE_CALLS):
         return None
     if i and toks[i - 1][1] in (".", "function"):
@@ -172,11 +187,11 @@ def tests_of(src: str) -> dict[str, Test]:
 
 
 def _constants(toks: list) -> dict[str, list]:
-    """`const NAME = [...]` anywhere in the file: NAME -> the array's tokens (a table `.each(NAME)` reads)."""
+    """`const NAME = [...]` (or `{...}`, a `for ... in` table) anywhere in the file: NAME -> its tokens."""
     out = {}
     for k in range(len(toks) - 3):
         if toks[k][1] in ("const", "let", "var") and toks[k + 1][0] == "id" and toks[k + 2][1] == "=" \
-                and toks[k + 3][1] == "[":
+                and toks[k + 3][1] in ("[", "{"):
             out[toks[k + 1][1]] = toks[k + 3:_close(toks, k + 3) + 1]
     return out
 
@@ -250,6 +265,31 @@ def _for_of(toks: list, k: int, consts: dict) -> tuple[int, int, list] | None:
     return (head_end + 1, _close(toks, head_end + 1), rows) if rows else None
 
 
+def _for_in(toks: list, k: int, consts: dict) -> tuple[int, int, list] | None:
+    """`for (const key in TABLE) { ... TABLE[key] ... }` at `k`, TABLE an object literal or a name bound to one:
+    (body start, body end, rows), each row the key as a string and `TABLE[key]` as its value."""
+    if not (toks[k][1] == "for" and k + 6 < len(toks) and toks[k + 1][1] == "(" and toks[k + 2][1] in (
+            "const", "let", "var") and toks[k + 3][0] == "id" and toks[k + 4][1] == "in"):
+        return None
+    head_end = _close(toks, k + 1)
+    table = toks[k + 5:head_end]
+    name = table[0][1] if len(table) == 1 and table[0][0] == "id" else None
+    if name is not None:
+        table = consts.get(name, [])
+    if not table or table[0][1] != "{" or head_end + 1 >= len(toks) or toks[head_end + 1][1] != "{":
+        return None
+    key, rows = toks[k + 3][1], []
+    for item in _items(table):
+        if len(item) < 3 or item[1][1] != ":" or item[0][0] not in ("id", "str", "num"):
+            return None
+        text = item[0][1] if item[0][0] != "id" else repr(item[0][1])
+        row = {key: [("str" if item[0][0] != "num" else "num", text, item[0][2], item[0][3])]}
+        if name is not None:
+            row[f"{name}[{key}]"] = item[2:]
+        rows.append(row)
+    return (head_end + 1, _close(toks, head_end + 1), rows) if rows else None
+
+
 def _for_each(toks: list, k: int, consts: dict) -> tuple[int, int, list] | None:
     """`TABLE.forEach(([a, b]) => { ... })` at the `forEach` token `k`: (body start, body end, rows)."""
     if not (toks[k][1] == "forEach" and k >= 2 and toks[k - 1][1] == "." and k + 2 < len(toks)
@@ -273,24 +313,55 @@ def _for_each(toks: list, k: int, consts: dict) -> tuple[int, int, list] | None:
 
 def _loops(toks: list, consts: dict) -> list[tuple[int, int, list]]:
     """The table loops of a test body: `for...of` and `forEach` over a literal table or a constant."""
-    return [loop for k in range(len(toks)) if (loop := _for_of(toks, k, consts) or _for_each(toks, k, consts))]
+    return [loop for k in range(len(toks)) if (loop := _for_of(toks, k, consts) or _for_in(toks, k, consts)
+                                                or _for_each(toks, k, consts))]
 
 
 def _bind(toks: list, env: dict[str, list]) -> list:
     """`toks` with each parameter name (not a property) replaced by its row's tokens."""
     out: list = []
+    skip = 0
     for k, t in enumerate(toks):
-        if t[0] == "id" and t[1] in env and (k == 0 or toks[k - 1][1] not in (".", "?.")):
+        if skip:
+            skip -= 1
+            continue
+        if t[0] == "id" and k + 3 < len(toks) and toks[k + 1][1] == "[" and toks[k + 3][1] == "]" and \
+                f"{t[1]}[{toks[k + 2][1]}]" in env:  # `TABLE[key]` of a `for ... in` row: its value
+            out += env[f"{t[1]}[{toks[k + 2][1]}]"]
+            skip = 3
+        elif t[0] == "id" and t[1] in env and (k == 0 or toks[k - 1][1] not in (".", "?.")):
             out += env[t[1]]
         else:
             out.append(t)
     return out
 
 
+_SLOT = re.compile(r"\$\{\s*([A-Za-z_$][\w$]*)\s*\}")
+
+
+def _bind_titles(toks: list, env: dict[str, list]) -> list:
+    """Template literals with `${name}` of a row's parameter filled in with the row's literal value."""
+    def value(m: re.Match) -> str:
+        cell = env.get(m.group(1))
+        if not cell or len(cell) != 1 or cell[0][0] not in ("str", "num"):
+            return m.group()
+        return cell[0][1][1:-1] if cell[0][0] == "str" else cell[0][1]
+
+    return [(k, _SLOT.sub(value, text) if k == "tmpl" else text, a, b) for k, text, a, b in toks]
+
+
 def _scan(src: str, toks: list, lo: int, hi: int, prefix: list[str], marks: list[str], out: dict,
-          consts: dict) -> None:
+          consts: dict, row: dict | None = None) -> None:
+    """The tests in toks[lo:hi] into `out`; `row`: the table row the tests were generated from."""
     i = lo
     while i < hi:
+        loop = _for_of(toks, i, consts) or _for_in(toks, i, consts) or _for_each(toks, i, consts)
+        if loop and any(_call_head(toks, k) for k in range(loop[0], loop[1])):
+            for env in loop[2]:  # tests generated from a table (mocha's way): one set per row, titles filled in
+                bound = _bind_titles(_bind(toks[loop[0]:loop[1] + 1], env), env)
+                _scan(src, bound, 0, len(bound), prefix, marks, out, consts, env)
+            i = loop[1] + 1
+            continue
         head = _call_head(toks, i)
         if head is None:
             i += 1
@@ -307,14 +378,16 @@ def _scan(src: str, toks: list, lo: int, hi: int, prefix: list[str], marks: list
             mine.append(name)
         case = next((m[5:] for m in mods if m.startswith("each ")), "")
         if name in SUITE_CALLS:
-            _scan(src, toks, paren + 1, end, [*prefix, title], mine, out, consts)
+            _scan(src, toks, paren + 1, end, [*prefix, title], mine, out, consts, row)
         else:
             tid = " > ".join([*prefix, title])
             while tid in out:
                 tid += " #2"
             t = Test(src[toks[i][2]:toks[end][3]] if end < len(toks) else src[toks[i][2]:])
             t.markers = [*mine, *_body_skips(args[1:])]
-            rows = _rows(_each_table(toks, i, paren), consts, _params(args[2:])) if case else None
+            rows = _rows(_each_table(toks, i, paren), consts, _params(args[2:])) if case else [row] if row else None
+            if row:  # the same source for every row: the row tells them apart
+                t.source += " /* row " + _text_of([x for v in row.values() for x in v]) + " */"
             _checks(src, args[1:], t, case, rows, consts)
             out[tid] = t
         i = end + 1

@@ -1,4 +1,8 @@
-"""tape: TAP on stdout; a test is a `# title` line, failed if any assertion under it is `not ok`."""
+"""tape: TAP on stdout; a test is a `# title` line, failed if any assertion under it is `not ok`.
+
+tape prints a nested `t.test` as a flat `# title` line too (no indentation, no parent), so ids are titles:
+there is no suite path to read. A title repeated in one run is kept apart as the source checks keep it
+(`title #2`, `title #2 #2`, ...), so two tests of one title are two results, not one."""
 
 from __future__ import annotations
 
@@ -23,10 +27,15 @@ def prepare(command: str, report: str, last: str) -> tuple[str, dict]:
 
 def results(report: str, output: str, root: str = "") -> list[dict] | None:
     out: list[dict] = []
+    seen: set[str] = set()
     for ln in _lines.plain(output):
         m = _TITLE.match(ln)
         if m and not _SUMMARY.match(ln):
-            out.append({"id": m.group("id").strip(), "outcome": "passed"})
+            tid = m.group("id").strip()
+            while tid in seen:
+                tid += " #2"
+            seen.add(tid)
+            out.append({"id": tid, "outcome": "passed"})
         elif out and ln.startswith("not ok ") and "# TODO" not in ln:
             out[-1]["outcome"] = "failed"
         elif out and ln.startswith("ok ") and "# SKIP" in ln and out[-1]["outcome"] == "passed":
