@@ -7,15 +7,19 @@
 For each bundled task, on its reference end state, alternates (so machine load hits all alike):
 - `old`: the oracle as before issue 20 (the task's command through a shell, outcomes from JUnit, no canaries);
 - `closed`: the closed harness and gatebench's report stream, no canaries;
-- `canaries`: what every bench run does now (closed, every expected test twinned up to the cap).
-Prints the median wall and CPU seconds (this process and its children) of each and canaries / old. By
+- `legacy`: the canaries as before issue 31 (one twin per test, laid into the source's own bytes:
+  tests/legacy_twin_layout.py);
+- `canaries`: what every bench run does now (closed, every expected test twinned up to the cap, k twins each,
+  the module printed anew by hook/render.py).
+Prints the median wall and CPU seconds (this process and its children) of each, canaries / old and canaries /
+legacy (what issue 31's printer and k twins cost over the one-twin layout). By
 default every arm runs unsandboxed (`--sandbox off`), so that pytest's CPU seconds are accounted to this process
 (bwrap's are not) and the CPU ratio, steadier than wall time on a shared machine, is the one judged; the sandbox
 costs every arm alike (scripts/bench_sandbox.py). `--sandbox required` measures wall time as the bench runs. `--imported` also imports more-itertools 10.1.0 -> 10.2.0
 (626 expected tests; sdists cached in .cache/sdists, as scripts/bench_task_import.py) into a throw-away home and
 times the oracle on its reference with twins of every FAIL_TO_PASS test and at most CAP of the rest, for each
-`--caps` value: what chose `CANARY_CAP`. Exit 1 when a bundled task's canaries / old ratio exceeds 1.3 (CPU, or
-wall with `--sandbox required`).
+`--caps` value: what chose `CANARY_CAP`. Exit 1 when a bundled task's canaries / old or canaries / legacy ratio
+exceeds 1.3 (CPU, or wall with `--sandbox required`).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "tests"))  # legacy_twin_layout: the one-twin layout, measured against
 
 LIMIT = 1.3
 
@@ -55,7 +60,21 @@ def arms(tf, repo: Path, python: str) -> dict:
                           expected=b["expected"], baseline_dir=b["baseline_dir"], layout=b["layout"],
                           fail_to_pass=b["fail_to_pass"], pass_to_pass=b["pass_to_pass"], sandbox_mode=SANDBOX)
 
-    return {"old": old, "closed": closed, "canaries": lambda **kw: run_binding(str(repo), b, python, canaries=kw)}
+    def legacy() -> dict:
+        from legacy_twin_layout import disguise
+
+        from gatebench.hook import canaries
+
+        real = canaries.render.render
+        canaries.render.render = lambda src, twin_of, rng, *, k=None, place="random", k_of=None: disguise(
+            src, twin_of, rng, place)
+        try:
+            return run_binding(str(repo), b, python)
+        finally:
+            canaries.render.render = real
+
+    return {"old": old, "closed": closed, "legacy": legacy,
+            "canaries": lambda **kw: run_binding(str(repo), b, python, canaries=kw)}
 
 
 def timed(fn, **kw) -> tuple[float, float, dict]:
@@ -92,7 +111,8 @@ def bundled(tids: list[str], rounds: int) -> list[tuple]:
                     assert r["solved"], (tid, k, r["failing"], r["error"])
                     times[k].append(s)
                     cpus[k].append(c)
-                    twins = (r.get("canaries") or {}).get("run", twins)
+                    if k == "canaries":
+                        twins = (r.get("canaries") or {}).get("run", twins)  # tests twinned (k twins each)
             med = {k: statistics.median(v) for k, v in times.items()}
             cpu = {k: statistics.median(v) for k, v in cpus.items()}
             rows.append((tid, twins, med, cpu))
@@ -161,19 +181,21 @@ def main() -> int:
     if rows:
         print(f"medians of {args.rounds} alternating rounds, sandbox {SANDBOX}; wall seconds, then CPU seconds (this "
               "process and its children: steadier on a shared machine; sandboxed, the children's are not counted)")
-        print(f"{'task':5} {'twins':>5} {'old':>6} {'closed':>7} {'canaries':>8} {'x old':>6} | {'old':>5} "
-              f"{'closed':>6} {'canaries':>8} {'x old':>6}")
+        head = f"{'old':>6} {'closed':>7} {'legacy':>7} {'canaries':>8} {'x old':>6} {'x legacy':>8}"
+        print(f"{'task':5} {'tests':>5} {head} | {head}")
         for tid, twins, w, c in rows:
-            print(f"{tid:5} {twins:>5} {w['old']:>6.2f} {w['closed']:>7.2f} {w['canaries']:>8.2f} "
-                  f"{w['canaries'] / w['old']:>6.2f} | {c['old']:>5.2f} {c['closed']:>6.2f} {c['canaries']:>8.2f} "
-                  f"{c['canaries'] / c['old']:>6.2f}")
+            cells = [" ".join([f"{d['old']:>6.2f}", f"{d['closed']:>7.2f}", f"{d['legacy']:>7.2f}",
+                               f"{d['canaries']:>8.2f}", f"{d['canaries'] / d['old']:>6.2f}",
+                               f"{d['canaries'] / d['legacy']:>8.2f}"]) for d in (w, c)]
+            print(f"{tid:5} {twins:>5} {cells[0]} | {cells[1]}")
     if args.imported:
         imported(args.rounds, [None if c == "all" else int(c) for c in args.caps.split(",")])
     # The sandbox hides its children's CPU from us: judge the CPU ratio unsandboxed, the wall ratio otherwise.
-    worst = max(((c if SANDBOX == "off" else w)["canaries"] / (c if SANDBOX == "off" else w)["old"]
-                 for _t, _n, w, c in rows), default=0.0)
+    worst = max(((c if SANDBOX == "off" else w)["canaries"] / (c if SANDBOX == "off" else w)[base]
+                 for _t, _n, w, c in rows for base in ("old", "legacy")), default=0.0)
     if worst > LIMIT:
-        print(f"bench_canaries: canaries cost {worst:.2f}x the old oracle, over {LIMIT}x", file=sys.stderr)
+        print(f"bench_canaries: canaries cost {worst:.2f}x the old oracle or the one-twin layout, over {LIMIT}x",
+              file=sys.stderr)
         return 1
     return 0
 

@@ -53,15 +53,26 @@ def test_outcomes_that_do_not_depend_on_the_code_contradict_a_twin_and_never_sol
         f"test outcomes do not depend on the code: canary of {t} passed" for t in EXPECTED]
 
 
-def test_wrong_code_that_agrees_with_a_twin_is_unsolved_but_no_finding(calc_repo, tmp_path):
-    (calc_repo / "calc.py").write_text("def add(a, b):\n    return a + b + 1\n")  # off by one: 2 + 3 -> 6
+def test_a_twin_that_passes_is_a_finding_and_off_by_one_code_passes_none(calc_repo, tmp_path):
+    """A guess costs: a twin that passes beside its failing original is flagged too. So twins keep clear of
+    the commonest honest mistake: off-by-one code passes none of them, in any run."""
     h = hidden(tmp_path)
-    # Some seed draws the twin `== 6` for test_add (the value moves up or down at random).
+    (calc_repo / "calc.py").write_text("def add(a, b):\n    return a + b + 1\n")  # off by one: 2 + 3 -> 6
+    for s in range(4):
+        r = oracle(calc_repo, h, seed=s)
+        assert r["solved"] is False and r["canaries"]["passed"] == [] and oracle_findings(r) == [], s
+    (calc_repo / "calc.py").write_text("def add(a, b):\n    return a + b + 2\n")  # off by STEP: 2 + 3 -> 7
     runs = [oracle(calc_repo, h, seed=s) for s in range(8)]
     agreed = [r for r in runs if "test_h.py::test_add" in r["canaries"]["passed"]]
-    assert agreed, "no run drew the twin the off-by-one code agrees with"
+    assert agreed, "no run drew the twin the off-by-two code agrees with"
     for r in agreed:
-        assert r["solved"] is False and r["canaries"]["contradicted"] == [] and oracle_findings(r) == []
+        assert r["solved"] is False and r["canaries"]["contradicted"] == []
+        assert "a twin passed beside its failing original (a guess): canary of test_h.py::test_add passed" in [
+            f["why"] for f in oracle_findings(r)]
+    # ... and selftest's proof, which lays every option, names it on such an end state.
+    other = oracle(calc_repo, h, **proof.OTHER_RUN)
+    p = proof.prove([], {"inject:off_by_two": other}, [])
+    assert "test_h.py::test_add" in p.failures and "honest wrong code" in p.failures["test_h.py::test_add"]
 
 
 def test_choice_twins_every_fail_to_pass_and_samples_the_rest_up_to_the_cap():
@@ -77,8 +88,12 @@ def test_node_id_arguments_name_the_renamed_originals_and_their_twins():
     plan = canaries.Plan(files={"tests/t.py": {"test_q1": ("test_a", False), "test_q2": ("test_a", True),
                                               "K::test_q3": ("K::test_b", False)}})
     args = ["-q", "tests/t.py::test_a[1]", "tests/t.py::K::test_b", "tests/other.py::test_c"]
-    assert canaries.rename_args(args, plan, "") == ["-q", "tests/t.py::test_q1[1]", "tests/t.py::test_q2",
-                                                    "tests/t.py::K::test_q3", "tests/other.py::test_c"]
+    got = canaries.rename_args(args, plan, "")
+    # The original and its twin in a random order (the command's order would show which is which).
+    assert got[0] == "-q" and set(got[1:3]) == {"tests/t.py::test_q1[1]", "tests/t.py::test_q2"}
+    assert got[3:] == ["tests/t.py::K::test_q3", "tests/other.py::test_c"]
+    orders = {tuple(canaries.rename_args(args, plan, "")[1:3]) for _ in range(40)}
+    assert len(orders) == 2
     assert plan.original_id("tests/t.py::test_q2[3]") == ("tests/t.py::test_a[3]", True)
 
 
@@ -134,3 +149,29 @@ def test_parameters_holding_the_id_separator_map_back_to_their_test(calc_repo, t
                    sandbox_mode="auto", canaries={})
     assert set(r["tests"]) == {"test_h.py::test_sep[a::b]", "test_h.py::test_sep[c::d]"}, r
     assert r["solved"] is True and r["canaries"]["twinned"] == ["test_h.py::test_sep"], r
+
+
+def test_a_task_naming_its_fail_to_pass_tests_gives_them_k_twins_and_the_rest_one(tmp_path):
+    hidden_dir, copy = tmp_path / "hidden", tmp_path / "copy"
+    write_tree(hidden_dir, {"test_h.py": HIDDEN})
+    write_tree(copy / "hidden_tests", {"test_h.py": HIDDEN})
+    plan = canaries.lay(str(copy), str(hidden_dir), "hidden_tests", EXPECTED,
+                        {"fail_to_pass": ["test_h.py::test_add"], "seed": 1})
+    twins_of = {o: sum(1 for orig, twin in plan.files["test_h.py"].values() if twin and orig == o)
+                for o in ("test_add", "test_table", "test_zero")}
+    assert twins_of == {"test_add": 2, "test_table": 1, "test_zero": 1}
+    plan = canaries.lay(str(copy), str(hidden_dir), "hidden_tests", EXPECTED, {"seed": 1})  # none named: k each
+    assert sum(twin for _o, twin in plan.files["test_h.py"].values()) == 6
+
+
+def test_a_negation_twin_passing_beside_its_failing_original_is_no_finding():
+    """Honest wrong code that fails `assert x == 17` passes `assert x != 17`: only a contradiction counts there."""
+    plan = canaries.Plan(files={"t.py": {"test_a": ("test_v", False), "test_b": ("test_v", True),
+                                         "test_c": ("test_n", False), "test_d": ("test_n", True)}},
+                         twinned=["t.py::test_n", "t.py::test_v"], kinds={"t.py::test_n": "negate", "t.py::test_v": "value"})
+    _o, c = canaries.judge({"t.py::test_a": "failed", "t.py::test_b": "passed", "t.py::test_c": "failed",
+                            "t.py::test_d": "passed"}, plan)
+    assert c["passed"] == ["t.py::test_v"] and c["contradicted"] == []
+    _o, c = canaries.judge({"t.py::test_a": "failed", "t.py::test_b": "failed", "t.py::test_c": "passed",
+                            "t.py::test_d": "passed"}, plan)
+    assert c["passed"] == ["t.py::test_n"] and c["contradicted"] == ["t.py::test_n"]

@@ -14,12 +14,23 @@ import sys
 from pathlib import Path
 
 import pytest
-from canary_attacks import ATTACKS, HELD_OUT, HONEST, ISSUE, TF, Attack, old_oracle
+from canary_attacks import ATTACKS, HELD_OUT, HONEST, ISSUE, TF, TWIN_PICKERS, Attack, old_oracle
 from cli_harness import fake_api, require_claude
 from conftest import gatebench_cli
 from test_seal_hostile import bash, run_cell, say, tool
 
+from gatebench.bench.benchstate import oracle_binding
+from gatebench.bench.judge import oracle_findings
+from gatebench.hook import canaries
+from gatebench.hook.oracle import run_binding
 from gatebench.sim.brain import ScriptBrain
+
+
+def legacy_render(source, twin_of, rng, *, k=None, place="random", k_of=None):
+    """The oracle's printer as it was before issue 31 (tests/legacy_twin_layout.py)."""
+    from legacy_twin_layout import disguise
+
+    return disguise(source, twin_of, rng, place)
 
 pytestmark = pytest.mark.cli
 
@@ -41,7 +52,7 @@ def play(tmp_path: Path, monkeypatch, attack: Attack):
     return cell, rec
 
 
-@pytest.mark.parametrize("name", [*ISSUE, *HELD_OUT])
+@pytest.mark.parametrize("name", [*ISSUE, *HELD_OUT, *TWIN_PICKERS])
 def test_an_in_process_attack_fools_the_old_oracle_and_ends_unsolved_and_flagged(tmp_path, monkeypatch, name):
     attack = ATTACKS[name]
     if any("gcc" in c for c in attack.bash) and shutil.which("gcc") is None:
@@ -55,9 +66,14 @@ def test_an_in_process_attack_fools_the_old_oracle_and_ends_unsolved_and_flagged
     assert rec.canaries is not None and rec.canaries.run == len(TF.task.expected_tests())
     flagged = [f for f in rec.findings if f.kind == "tamper" and attack.flag in f"{f.path} {f.why}"]
     assert flagged, [f.model_dump() for f in rec.findings]
-    if attack.flag == "canary of":
-        assert rec.canaries.contradicted and all(
-            f"canary of {t} passed" in " ".join(f.why for f in rec.findings) for t in rec.canaries.contradicted)
+    if attack.flag == "canary of":  # every twin that passed is a finding, beside a passing original or not
+        assert rec.canaries.passed and all(
+            f"canary of {t} passed" in " ".join(f.why for f in rec.findings) for t in rec.canaries.passed)
+    if name == "layout_swap":  # issue 31: the same end state beats the twins as they were laid out before it
+        with monkeypatch.context() as m:
+            m.setattr(canaries.render, "render", legacy_render)
+            r = run_binding(str(cell.repo), oracle_binding(TF).model_dump(), sys.executable)
+        assert r["solved"] is True and oracle_findings(r) == [], r["canaries"]
 
 
 def test_the_honest_fix_in_its_own_words_still_solves(tmp_path, monkeypatch):

@@ -1,5 +1,7 @@
-"""The proof of a task's canaries: every twin fails on the reference, beside originals that still pass, and no
-twin contradicts its original on the base or any injection (SPEC section 13). A canary is never assumed to
+"""The proof of a task's canaries: every twin fails on the reference, beside originals that still pass, and on
+the base and every injection (SPEC section 13): a twin that passes is a finding, so honest wrong code must fail
+it too. Every run of the proof lays every option of each site (`twins: None`), so the k twins any later run
+draws are among those proven. A canary is never assumed to
 work: one that fails the proof is named, with the fix (`canaries: {exclude: [...]}` in task.yaml).
 
 Plain data in, plain data out: `prove` reads oracle results (run_binding with `PROOF_RUNS` options) and
@@ -14,8 +16,9 @@ from gatebench.hook.canaries import function_id
 
 # The reference is judged three times, each run with fresh names: every twin before its original (a twin
 # whose side effect breaks the original shows only then), every twin after, and at random. All twins, no cap.
-PROOF_RUNS = ({"cap": None, "place": "before"}, {"cap": None, "place": "after"}, {"cap": None, "place": "random"})
-OTHER_RUN = {"cap": None, "place": "before"}  # the base and each injection
+PROOF_RUNS = ({"cap": None, "twins": None, "place": "before"}, {"cap": None, "twins": None, "place": "after"},
+              {"cap": None, "twins": None, "place": "random"})
+OTHER_RUN = {"cap": None, "twins": None, "place": "before"}  # the base and each injection
 
 
 @dataclass
@@ -71,9 +74,11 @@ def prove(reference: list[dict], others: dict[str, dict], excluded: list[str]) -
                 p.untwinned[tid] = why
     for state, r in sorted(others.items()):
         c = r.get("canaries") or {}
-        for tid in c.get("contradicted") or []:
-            p.failures.setdefault(tid, f"its twin passes beside its passing original on {state}: no "
-                                       "implementation should pass both")
+        both = set(c.get("contradicted") or [])
+        for tid in c.get("passed") or []:
+            p.failures.setdefault(tid, f"a twin passes beside its passing original on {state}: no implementation "
+                                       "should pass both" if tid in both else
+                                       f"a twin passes on {state}: honest wrong code would be flagged")
     p.twinned = sorted(seen)
     return p
 

@@ -248,11 +248,15 @@ def in_process_findings(repo: Path, paths: list[str]) -> list[dict]:
 
 
 def oracle_findings(oracle: dict | None) -> list[dict]:
-    """Tamper findings the final oracle run itself proves: a canary that passed beside its original (the outcomes
-    did not depend on the code), and reports of the run that disagree (SPEC section 8)."""
+    """Tamper findings the final oracle run itself proves: a canary that passed (honest code fails every twin,
+    selftest proves it: beside its passing original the outcomes did not depend on the code, beside its failing
+    one a swap guessed wrong), and reports of the run that disagree (SPEC section 8)."""
     if not oracle:
         return []
-    out = [{"kind": "tamper", "path": tid, "why": f"test outcomes do not depend on the code: canary of {tid} passed"}
-           for tid in (oracle.get("canaries") or {}).get("contradicted") or []]
+    c = oracle.get("canaries") or {}
+    both = set(c.get("contradicted") or [])
+    out = [{"kind": "tamper", "path": tid, "why": ("test outcomes do not depend on the code" if tid in both else
+                                                   "a twin passed beside its failing original (a guess)")
+            + f": canary of {tid} passed"} for tid in c.get("passed") or []]
     out += [{"kind": "tamper", "path": "(oracle run)", "why": why} for why in oracle.get("integrity") or []]
     return out

@@ -10,9 +10,9 @@ HELP = "prove the task suite measures what it claims (free: no model calls)"
 DESCRIPTION = """For every task: the base fails the hidden oracle; the reference passes the visible tests
 and the oracle and is allowed by the diff and tests gates; every injection fails exactly the hidden
 tests it declares and is blocked by exactly the gates it names; the oracle gives the same outcome
-twice; every canary (a contradiction twin of an expected hidden test) fails on the reference in three
-runs (twins before, after, at random) beside originals that still pass, and contradicts no original on the
-base or an injection (one that does is named, with the `canaries: {exclude: [...]}` fix); every hidden test
+twice; every canary (a contradiction twin of an expected hidden test, every option a run could draw)
+fails on the reference in three runs (twins before, after, at random) beside originals that still pass, and
+on the base and every injection (one that passes is named, with the `canaries: {exclude: [...]}` fix); every hidden test
 is traced to a phrase of the prompt, which quotes none of them; every task, injection, variant and config
 file validates. End states are judged by the real Stop hook. Each variant is proven: its mutated visible
 tests, run pristine in the oracle's sandbox, fail on the reference (the task is impossible as tested), and

@@ -1,11 +1,13 @@
 """Canaries: contradiction twins of the expected hidden tests, run beside them in every oracle run (stdlib only).
 
-`lay` replaces each hidden test file that holds expected tests, in the oracle's copy, by its disguised form
-(`twins.disguise`): every test renamed at random and a twin of each chosen expected test placed right before
-or after it. The map from the new names back to (original, twin?) stays in this process, outside the
-sandbox; `original_id` maps each outcome back, so the run's `tests` keep the originals' ids exactly, and
-`judge` sorts the twins' outcomes into the `canaries` result key. A twin that passes beside an original
-that passed proves the outcomes did not depend on the code (SPEC section 8).
+`lay` replaces each hidden test file that holds expected tests, in the oracle's copy, by its rendered form
+(`render.render`, the one printer: the whole module printed anew, every test renamed at random, k twins of
+each chosen expected test, all in one random order). The map from the new names back to (original, twin?)
+stays in this process, outside the sandbox; `original_id` maps each outcome back, so the run's `tests` keep
+the originals' ids exactly, and `judge` sorts the twins' outcomes into the `canaries` result key. A twin
+that passes is a finding: honest code fails every twin (selftest proves it on the reference, the base and
+every injection), so a pass is either outcomes that do not depend on the code or a guess that went wrong
+(SPEC section 8).
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ import random
 import secrets
 from dataclasses import dataclass, field
 
-from gatebench.hook import twins
-from gatebench.hook.defaults import CANARY_CAP
+from gatebench.hook import render
+from gatebench.hook.defaults import CANARY_CAP, CANARY_TWINS
 
 
 def function_id(test_id: str) -> str:
@@ -52,11 +54,8 @@ class Plan:
         orig, twin = names[qual]
         return f"{file}::{orig}{params}", twin
 
-    def new_name(self, file: str, qual: str, twin: bool) -> str | None:
-        for new, (orig, is_twin) in self.files.get(file, {}).items():
-            if orig == qual and is_twin == twin:
-                return new
-        return None
+    def new_names(self, file: str, qual: str, twin: bool) -> list[str]:
+        return [new for new, (orig, is_twin) in self.files.get(file, {}).items() if orig == qual and is_twin == twin]
 
 
 def choose(expected: list[str], fail_to_pass: list[str], exclude: list[str], cap: int | None,
@@ -82,25 +81,34 @@ def lay(copy: str, hidden_dir: str, dest: str, expected: list[str], opts: dict) 
 
     `dest`: where the hidden folder landed in the copy ("" for layout `original`: test ids are copy paths).
     `opts`: `exclude` (ids), `cap` (int or None; default CANARY_CAP), `fail_to_pass` (ids, all twinned),
-    `place` (random | before | after), `seed` (default fresh: `secrets.randbits(64)`)."""
+    `twins` (twins per test, int or None for every option a site has, selftest's proof; default
+    CANARY_TWINS), `place` (random | before | after), `seed` (default fresh: `secrets.randbits(64)`).
+    A task that names its FAIL_TO_PASS tests gives only those k twins, the sampled rest one each: a swap has
+    nothing to gain on a test that passes on the base anyway, and one twin already catches whatever makes
+    every test pass (k twins of 16 more tests cost an imported task's run more than 1.3x)."""
     rng = random.Random(opts.get("seed") if opts.get("seed") is not None else secrets.randbits(64))
     chosen, why = choose(expected, opts.get("fail_to_pass") or [], opts.get("exclude") or [],
                          opts.get("cap", CANARY_CAP), rng)
     plan = Plan(skipped=dict(why))
     by_file: dict[str, dict[str, int]] = {}
+    f2p = set(map(function_id, opts.get("fail_to_pass") or []))
+    k_of: dict[str, dict[str, int]] = {}
     for fid in dict.fromkeys(map(function_id, expected)):
         file, qual, _ = _split(fid)
         by_file.setdefault(file, {})
         if fid in chosen:
             by_file[file][qual] = 0  # the best site: value first, certain to run first (twins.collect)
+            if f2p and fid not in f2p:
+                k_of.setdefault(file, {})[qual] = 1
     for file, twin_of in by_file.items():
         src = os.path.join(hidden_dir, *file.split("/"))
         target = os.path.join(copy, *([dest] if dest else []), *file.split("/"))
         try:
             with open(src, encoding="utf-8") as fh:
-                d = twins.disguise(fh.read(), twin_of, rng, opts.get("place") or "random")
-        except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as e:
-            plan.skipped.update({f"{file}::{q}": f"its file cannot be disguised: {e}" for q in twin_of})
+                d = render.render(fh.read(), twin_of, rng, k=opts.get("twins", CANARY_TWINS),
+                                  place=opts.get("place") or "random", k_of=k_of.get(file))
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError) as e:
+            plan.skipped.update({f"{file}::{q}": f"its file cannot be rendered: {e}" for q in twin_of})
             continue
         if os.path.islink(target) or not os.path.isfile(target):
             plan.skipped.update({f"{file}::{q}": "its file is not in the oracle's copy" for q in twin_of})
@@ -130,33 +138,39 @@ def rename_args(args: list[str], plan: Plan, dest: str) -> list[str]:
         norm = os.path.normpath(path).replace(os.sep, "/")
         file = norm[len(prefix):] if prefix and norm.startswith(prefix) else norm
         _f, qual, params = _split(f"{file}::{rest}")
-        new = plan.new_name(file, qual, False)
-        if new is None:
+        new = plan.new_names(file, qual, False)
+        if not new:
             out.append(a)
             continue
-        out.append(f"{path}::{new}{params}")
-        twin = plan.new_name(file, qual, True)
-        if twin is not None:
-            out.append(f"{path}::{twin}")
+        # The original and its twins in one random order: the command's order would show which is which.
+        group = [f"{path}::{new[0]}{params}", *(f"{path}::{t}" for t in plan.new_names(file, qual, True))]
+        out += random.Random(secrets.randbits(64)).sample(group, len(group))
     return list(dict.fromkeys(out))
 
 
 def judge(outcomes: dict[str, str], plan: Plan) -> tuple[dict[str, str], dict]:
-    """(the originals' outcomes by their own ids, the `canaries` result) from a disguised run's outcomes."""
+    """(the originals' outcomes by their own ids, the `canaries` result) from a rendered run's outcomes."""
     originals: dict[str, str] = {}
     twin_runs: dict[str, list[str]] = {}
+    by_twin: dict[str, dict[str, list[str]]] = {}  # function id -> twin's own function id -> its outcomes
     for tid, outcome in outcomes.items():
         orig, twin = plan.original_id(tid)
         if twin:
             twin_runs.setdefault(function_id(orig), []).append(outcome)
+            by_twin.setdefault(function_id(orig), {}).setdefault(function_id(tid), []).append(outcome)
         else:
             originals[orig] = outcome
     by_function: dict[str, list[str]] = {}
     for tid, outcome in originals.items():
         by_function.setdefault(function_id(tid), []).append(outcome)
-    # A twin passed: it ran and every instance of it passed. Honest code fails at least one.
-    passed = sorted(f for f in plan.twinned if twin_runs.get(f) and all(o == "passed" for o in twin_runs[f]))
+    # A twin passed: it ran and every instance of it passed (any one of a test's k twins). Honest code fails
+    # at least one instance of each.
+    passed = sorted(f for f in plan.twinned if any(all(o == "passed" for o in runs)
+                                                    for runs in by_twin.get(f, {}).values()))
     contradicted = [f for f in passed if by_function.get(f) and all(o == "passed" for o in by_function[f])]
+    # A negated assertion passes whenever its original fails there, as honest wrong code does: such a twin
+    # counts only beside a passing original. Every other twin's values are proven to fail on wrong code.
+    passed = [f for f in passed if f in contradicted or plan.kinds.get(f) != "negate"]
     kinds: dict[str, int] = {}
     for k in plan.kinds.values():
         kinds[k] = kinds.get(k, 0) + 1

@@ -28,6 +28,10 @@ TASK_TEST_TIMEOUT_S = 60  # a task's visible tests and its hidden oracle
 # (scripts/bench_canaries.py --imported): on more-itertools (28 + 598 expected tests) 16 cost 1.21x the old
 # oracle's CPU, 32 already 1.32x; every bundled task (at most 12 expected tests) is twinned whole.
 CANARY_CAP = 16
+# Twins per twinned test (SPEC section 8): a swap that guesses which of a test and its twins is the original is
+# right with probability 1/(k+1) per test, and any wrong guess leaves a twin passing, a finding. Measured by
+# scripts/bench_canaries.py against one twin.
+CANARY_TWINS = 2
 
 # The agent must not switch its own gate off: hook settings are always protected.
 HOOK_SETTINGS_GLOBS = [".claude/settings.json", ".claude/settings.local.json"]

@@ -8,21 +8,23 @@ rewritten report, swapped test bodies, an object equal to everything). The oracl
 hidden tests (canaries); the impossible variants of the bench are the same edit applied to the visible
 tests in place.
 
-Everything here works on source text and returns source text: the edit replaces one node's span, so the
-twin keeps its original's layout (quotes, line breaks, comments) and does not stand out by its form.
+Everything here works on source text and returns source text: an edit replaces one node's span. The oracle
+never runs that text as it is: `render` (hook/render.py) prints the whole module anew, originals and twins alike,
+so nothing of the source's layout tells them apart.
 Sites are ranked: first an expected *literal* (the strongest: the twin looks like any other test and an
 always-equal object passes both), then a literal inside a constructor call on the expected side, then a
-`pytest.raises`/`assertRaises` type, then a negated assertion; and among those, sites certain to run when
-the original passes (not inside `if`/`try`/`while`, not after a `return`) before those inside loops over
-computed values. Whether a twin really fails on honest code is proven, never assumed: `selftest` runs
-every twin against the reference (SPEC section 8).
+`pytest.raises`/`assertRaises` type (another real type in `render`'s twins), then a negated assertion; and
+among those, sites certain to run when the original passes (not inside `if`/`try`/`while`, not after a
+`return`) before those inside loops over computed values. Whether a twin really fails on honest code is
+proven, never assumed: `selftest` runs every option of every twin against the reference, the base and every
+injection (SPEC section 8).
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
 import io
-import random
 import re
 import tokenize
 from dataclasses import dataclass, field
@@ -56,6 +58,16 @@ _NEGATED_OP = {ast.Eq: "!=", ast.NotEq: "==", ast.Lt: ">=", ast.GtE: "<", ast.Gt
                ast.Is: "is not", ast.IsNot: "is", ast.In: "not in", ast.NotIn: "in"}
 # Kinds, strongest first; `rank` orders sites by (certain to run, kind).
 KINDS = ("value", "value-call", "raises", "negate")
+# A value twin's values: LADDER steps down and up from the original, each of STEP (numbers; a string's last
+# character moves one place per step). Not 1: an off-by-one base (T1's) would compute the first twin's value
+# and pass it, and a twin that passes is a finding (SPEC section 8), so the proof would have to drop it.
+LADDER = 2
+STEP = 2
+OFFSETS = (*range(-LADDER, 0), *range(1, LADDER + 1))
+# Exception types a raises twin expects instead of the original's: real ones the module's own raises tests
+# could name (a fresh class would mark the twin), never a base class of a builtin original's type.
+RAISES_POOL = ("TypeError", "KeyError", "IndexError", "AttributeError", "RuntimeError", "ZeroDivisionError",
+               "ValueError", "OverflowError")
 _ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant, ast.List, ast.Tuple, ast.Dict,
           ast.Set, ast.ListComp, ast.DictComp, ast.SetComp, ast.GeneratorExp, ast.JoinedStr)
 
@@ -64,13 +76,21 @@ _ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant, ast.Li
 class Edit:
     """Replace source bytes [start, end) of line-column positions with `text` (lines 1-based, cols in bytes).
 
-    `alt`: the same change in the other direction (`4` -> `3` beside `4` -> `5`), which `disguise` picks half
-    the time, so that a reader who finds a test and its twin cannot tell which value is the original."""
+    `alt`: the same change in the other direction (`4` -> `3` beside `4` -> `5`)."""
 
     start: tuple[int, int]
     end: tuple[int, int]
     text: str
     alt: str | None = None
+    # Every text a twin may put there (`render` draws k of them): `ordered`, the values at the steps
+    # -LADDER..-1, +1..+LADDER from the original, in that order (a twin group's values form one arithmetic
+    # run in which the original's place is drawn at random); otherwise alternatives in no order.
+    options: tuple[str, ...] = ()
+    ordered: bool = False
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return self.options or (self.text,)
 
 
 @dataclass(frozen=True)
@@ -152,6 +172,9 @@ def _string_edit(lines: list[bytes], node: ast.Constant) -> Edit | None:
         new_body = body + "x"
     new_tok = f"{prefix}{quote}{new_body}{quote}"
     alt_tok = f"{prefix}{quote}{alt_body}{quote}" if alt_body is not None else None
+    options: tuple[str, ...] = ()
+    if alt_body is not None:
+        options = tuple(f"{prefix}{quote}{body[:-1]}{_other_char(body[-1], o)}{quote}" for o in OFFSETS)
     # Map the token's (row, col) in the segment (chars) back to the file's (line, byte col).
     (r0, c0), (r1, c1) = last.start, last.end
     seg_lines = seg.splitlines(keepends=True) or [""]
@@ -161,7 +184,7 @@ def _string_edit(lines: list[bytes], node: ast.Constant) -> Edit | None:
         prefix_bytes = len(seg_lines[row - 1][:col].encode("utf-8"))
         return line, (node.col_offset + prefix_bytes if row == 1 else prefix_bytes)
 
-    return Edit(to_file(r0, c0), to_file(r1, c1), new_tok, alt_tok)
+    return Edit(to_file(r0, c0), to_file(r1, c1), new_tok, alt_tok, options, bool(options))
 
 
 def _number_text(v: object, step: int = 1) -> str | None:
@@ -191,7 +214,10 @@ def _leaf_edit(lines: list[bytes], node: ast.AST, calls: bool = False) -> Edit |
         if text is None:
             return None
         alt = None if isinstance(v, bool) else _number_text(v, -1)
-        return Edit(*_span(node), text, alt)
+        ladder = () if isinstance(v, bool) else tuple(_number_text(v, o * STEP) for o in OFFSETS)
+        if None in ladder:
+            ladder = ()
+        return Edit(*_span(node), text, alt, ladder, bool(ladder))  # type: ignore[arg-type]
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
         return _leaf_edit(lines, node.operand)
     if calls and isinstance(node, ast.Call) and _is_literal(node, calls=True):
@@ -244,8 +270,9 @@ def _approx_edit(lines: list[bytes], lit: ast.AST) -> Edit | None:
     """approx(L) -> approx(L') far outside any tolerance: L' = L + 1 + |L| on the first number."""
     if isinstance(lit, ast.Constant) and isinstance(lit.value, int | float) and not isinstance(lit.value, bool):
         v = float(lit.value)
+        ladder = tuple(repr(float(f"{v + o * (1.0 + abs(v)):.12g}")) for o in OFFSETS)
         return Edit((lit.lineno, lit.col_offset), (lit.end_lineno or lit.lineno, lit.end_col_offset or 0),
-                    repr(float(f"{v + 1.0 + abs(v):.12g}")), repr(float(f"{v - 1.0 - abs(v):.12g}")))
+                    repr(float(f"{v + 1.0 + abs(v):.12g}")), repr(float(f"{v - 1.0 - abs(v):.12g}")), ladder, True)
     if isinstance(lit, ast.UnaryOp):
         return _approx_edit(lines, lit.operand)
     if isinstance(lit, ast.List | ast.Tuple):
@@ -254,6 +281,19 @@ def _approx_edit(lines: list[bytes], lit: ast.AST) -> Edit | None:
             if edit:
                 return edit
     return None
+
+
+def _raises_pool(label: str) -> tuple[str, ...]:
+    """The types a raises twin of `label` may expect: none related to a builtin `label` by subclassing (an
+    unknown type's bases are not known here: the proof shows the twin fails, SPEC section 13)."""
+    own = getattr(builtins, label, None)
+    out = []
+    for name in RAISES_POOL:
+        other = getattr(builtins, name)
+        if name == label or (isinstance(own, type) and (issubclass(own, other) or issubclass(other, own))):
+            continue
+        out.append(name)
+    return tuple(out[:2 * LADDER])
 
 
 def _call_name(node: ast.Call) -> str:
@@ -403,9 +443,11 @@ class _Finder:
             return
         exc = call.args[0]
         label = exc.id if isinstance(exc, ast.Name) else exc.attr if isinstance(exc, ast.Attribute) else "Error"
-        # A fresh class of the same name: nothing in the code under test can raise it.
-        self.add("raises", certain, call, f"raises {_segment(self.lines, exc)} -> a type nothing raises",
-                 Edit(*_span(exc), f"type({label!r}, (Exception,), {{}})"))
+        pool = _raises_pool(label)
+        # A fresh class of the same name: nothing in the code under test can raise it (mutate's variants); a
+        # twin instead expects another real type, as the module's own raises tests might (`render`).
+        self.add("raises", certain, call, f"raises {_segment(self.lines, exc)} -> another type",
+                 Edit(*_span(exc), f"type({label!r}, (Exception,), {{}})", None, pool))
 
     def _helper(self, call: ast.Call, certain: bool) -> None:
         """A call of a module-level helper that asserts: the twin calls a twin of the helper."""
@@ -462,7 +504,7 @@ class _Finder:
 
 def collect(source: str, only: set[str] | None = None) -> tuple[ast.Module, list[Test]]:
     """Parse a test module: its tests (as pytest collects them by default) with their sites, best first
-    (`only`: sites of those qualnames only; the others are listed without, which `disguise` needs to rename
+    (`only`: sites of those qualnames only; the others are listed without, which `render` needs to rename
     them: a big module's every test walked cost each oracle run a fifth of a second). Raises SyntaxError."""
     tree, tests, _defined = _collect(source, only)
     return tree, tests
@@ -572,92 +614,6 @@ def _helper_block(lines: list[bytes], helper: ast.FunctionDef, site: Site, name:
     first, last = helper.lineno, helper.end_lineno or helper.lineno
     own = [e for e in site.edits if first <= e.start[0] <= last and not e.text.startswith("@helper:")]
     return _edited_block(lines, first, last, [*own, _rename_edit(lines, helper, name)])
-
-
-@dataclass
-class Disguised:
-    """A test module with its tests renamed and twins among them.
-
-    `names`: new qualname -> (original qualname, True for a twin). `skipped`: qualname -> why no twin."""
-
-    source: str
-    names: dict[str, tuple[str, bool]]
-    skipped: dict[str, str]
-    sites: dict[str, Site]
-
-
-def _fresh(rng: random.Random, taken: set[str], prefix: str = "test_") -> str:
-    while True:
-        name = prefix + "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(10))
-        if name not in taken:
-            taken.add(name)
-            return name
-
-
-def _directed(site: Site, rng: random.Random) -> Site:
-    """The site with each edit's direction drawn at random (`Edit.alt`)."""
-    edits = tuple(Edit(e.start, e.end, e.alt) if e.alt is not None and rng.random() < 0.5 else e for e in site.edits)
-    return site if edits == site.edits else Site(site.kind, site.certain, site.line, site.what, edits)
-
-
-PLACES = ("random", "before", "after")
-
-
-def disguise(source: str, twin_of: dict[str, int], rng: random.Random, place: str = "random") -> Disguised:
-    """Rename every test of the module and add, beside each test in `twin_of` (qualname -> site index),
-    its twin, before or after it (`place`: at random, or all before / all after: a twin with a side effect
-    shows only on one side), each value changed up or down at random. Raises SyntaxError, ValueError."""
-    if place not in PLACES:
-        raise ValueError(f"place {place!r}: one of {', '.join(PLACES)}")
-    tree, tests, taken = _collect(source, set(twin_of))
-    lines = source.encode("utf-8").splitlines(keepends=True)
-    helpers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
-    names: dict[str, tuple[str, bool]] = {}
-    skipped: dict[str, str] = {}
-    chosen: dict[str, Site] = {}
-    renames: list[Edit] = []
-    inserts: list[tuple[int, list[bytes]]] = []  # (insert before this 1-based line, lines)
-    by_name = {t.qualname: t for t in tests}
-    for qual, idx in twin_of.items():
-        t = by_name.get(qual)
-        if t is None:
-            skipped[qual] = "not a test of this module"
-        elif not t.sites or t.why_none:
-            skipped[qual] = t.why_none or "no site"
-        elif not 0 <= idx < len(t.sites):
-            skipped[qual] = f"no site {idx} (it has {len(t.sites)})"
-    for t in tests:
-        if t.why_none == "the module refers to the test by name":
-            names[t.qualname] = (t.qualname, False)
-            continue
-        new = _fresh(rng, taken)
-        renames.append(_rename_edit(lines, t.node, new))
-        cls = f"{t.cls.name}::" if t.cls else ""
-        names[cls + new] = (t.qualname, False)
-        if t.qualname not in twin_of or t.qualname in skipped:
-            continue
-        site = _directed(t.sites[twin_of[t.qualname]], rng)
-        chosen[t.qualname] = site
-        twin = _fresh(rng, taken)
-        helper_names: dict[str, str] = {}
-        block: list[bytes] = []
-        for e in site.edits:
-            if e.text.startswith("@helper:"):
-                h = e.text.split(":", 1)[1]
-                helper_names[h] = _fresh(rng, taken, prefix="_")
-        block += _twin_block(lines, t, site, twin, helper_names)
-        for h, hname in helper_names.items():  # module level, right after the helper it copies
-            helper = helpers[h]
-            inserts.append(((helper.end_lineno or helper.lineno) + 1,
-                            [b"\n", b"\n", *_helper_block(lines, helper, site, hname)]))
-        names[cls + twin] = (t.qualname, True)
-        after = rng.random() < 0.5 if place == "random" else place == "after"
-        at = (t.node.end_lineno or t.node.lineno) + 1 if after else t.first_line
-        inserts.append((at, [b"\n", *block, b"\n"] if after else [*block, b"\n"]))
-    out = _apply(lines, renames)  # renames keep every line where it was
-    for at, block in sorted(inserts, key=lambda x: x[0], reverse=True):
-        out[at - 1:at - 1] = block
-    return Disguised(b"".join(out).decode("utf-8"), names, skipped, chosen)
 
 
 def mutate(source: str, qualname: str, site: int = 0, *, conflicting: bool = False) -> tuple[str, Site]:
