@@ -1,7 +1,7 @@
 """The audit of one task: one base copy, the honest reference judged as the control, then every variant of
 every class laid over its own copy of the end state it starts from and judged `runs` times, in parallel
-(`jobs` oracle runs at once). Plain data out; `disguising` puts another twin disguise in the oracle for tests
-(the oracle runs in this process: canaries call `twins.disguise` at every run)."""
+(`jobs` oracle runs at once). Plain data out; `rendering` puts another printer of the hidden modules in the
+oracle for tests (the oracle runs in this process: canaries call `render.render` at every run)."""
 
 from __future__ import annotations
 
@@ -60,19 +60,20 @@ class TaskAudit:
 
 
 @contextlib.contextmanager
-def disguising(disguise: Callable | None) -> Iterator[None]:
-    """Run the audit's oracles with `disguise` in place of `twins.disguise` (None: the oracle's own)."""
-    from gatebench.hook import twins
+def rendering(printer: Callable | None) -> Iterator[None]:
+    """Run the audit's oracles with `printer` in place of `render.render`, the hidden modules' one printer
+    (None: the oracle's own); it takes and returns what `render.render` does."""
+    from gatebench.hook import render
 
-    if disguise is None:
+    if printer is None:
         yield
         return
-    real = twins.disguise
-    twins.disguise = disguise
+    real = render.render
+    render.render = printer
     try:
         yield
     finally:
-        twins.disguise = real
+        render.render = real
 
 
 def _judge_variant(tf: TaskFiles, cls: str, attack: Attack, base: Path, work: Path, ctx: dict) -> VariantResult:
@@ -106,10 +107,11 @@ def _control(tf: TaskFiles, base: Path, work: Path, ctx: dict) -> RunVerdict:
 
 
 def audit_task(tf: TaskFiles, classes: list[str], runs: int = 1, jobs: int = 2,
-               disguise: Callable | None = None, no_cli: bool = False) -> TaskAudit:
-    """Every class in `classes` played on `tf`, beside the reference (the control); `disguise`: the oracle's
-    twin disguise replaced for the audit (tests: a recorded copy of an old layout, a disguise with no twins)."""
-    with disguising(disguise):
+               printer: Callable | None = None, no_cli: bool = False) -> TaskAudit:
+    """Every class in `classes` played on `tf`, beside the reference (the control); `printer`: the oracle's
+    printer of the hidden modules replaced for the audit (tests: the recorded old layout, a printer with no
+    twins)."""
+    with rendering(printer):
         return _audit_task(tf, classes, runs, jobs, no_cli)
 
 
