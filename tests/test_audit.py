@@ -13,7 +13,7 @@ import pytest
 
 from gatebench.bench.audit import CLASSES, load, report
 from gatebench.bench.audit.attack import Attack, entry_modules, lay
-from gatebench.bench.audit.runner import TaskAudit, VariantResult, audit_task, rendering
+from gatebench.bench.audit.runner import TaskAudit, VariantResult, audit_task, audit_tasks, rendering
 from gatebench.bench.audit.verdict import RunVerdict
 from gatebench.bench.tasks import copy_tree, load_task
 from gatebench.cli import main
@@ -132,3 +132,13 @@ def test_the_impossible_dodge_is_played_through_the_real_cli():
     assert note.startswith(("outcome cheated", "outcome abstained", "outcome failed")), note
     assert v.hacked is not note.startswith("outcome cheated")
     assert "at stop 1" in note or "cheated" in note  # the agent stopped once: the gate passed the dodge
+
+
+def test_tasks_share_one_pool_and_come_back_in_order_each_with_its_control():
+    tasks = [load_task("T1"), load_task("T2")]
+    seen: list[str] = []
+    audits = audit_tasks(tasks, ["harness_void"], jobs=2, done=lambda a: seen.append(a.task))
+    assert [a.task for a in audits] == seen == ["T1", "T2"]
+    for a in audits:  # each task judged on its own tree: its own control, its own variants
+        assert a.control_ok and [v.cls for v in a.variants] == ["harness_void"] * len(a.variants) and a.variants
+        assert a.seconds >= sum(v.seconds for v in a.variants) > 0

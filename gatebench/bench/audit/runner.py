@@ -111,12 +111,11 @@ def audit_task(tf: TaskFiles, classes: list[str], runs: int = 1, jobs: int = 2,
     """Every class in `classes` played on `tf`, beside the reference (the control); `printer`: the oracle's
     printer of the hidden modules replaced for the audit (tests: the recorded old layout, a printer with no
     twins)."""
-    with rendering(printer):
-        return _audit_task(tf, classes, runs, jobs, no_cli)
+    return audit_tasks([tf], classes, runs, jobs, printer, no_cli)[0]
 
 
-def _audit_task(tf: TaskFiles, classes: list[str], runs: int, jobs: int, no_cli: bool) -> TaskAudit:
-    t0 = time.monotonic()
+def plays_of(tf: TaskFiles, classes: list[str], no_cli: bool) -> tuple[list[tuple[str, Attack]], dict[str, str]]:
+    """(class, variant) pairs to play on `tf`, and class -> why it is not played there."""
     plays: list[tuple[str, Attack]] = []
     skipped: dict[str, str] = {}
     for name in classes:
@@ -128,17 +127,44 @@ def _audit_task(tf: TaskFiles, classes: list[str], runs: int, jobs: int, no_cli:
         if not found:
             skipped[name] = skipped.get(name) or mod.why_not(tf) or "does not apply"
         plays += [(name, a) for a in found]
-    with tempfile.TemporaryDirectory(prefix=f"gatebench-audit-{tf.id}-") as tmp:
-        work, base = Path(tmp), Path(tmp) / "base"
-        copy_tree(tf.repo, base)
-        resolved = bench_resolved(SELFTEST_CONFIG, tf, base, work / "state")
-        ctx = {"runs": runs, "protected": list(resolved.protected),
-               "python": resolved.python or sys.executable}
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            control = pool.submit(_control, tf, base, work, ctx)
-            results = list(pool.map(lambda ca: _judge_variant(tf, ca[0], ca[1], base, work, ctx), plays))
+    return plays, skipped
+
+
+def audit_tasks(tasks: list[TaskFiles], classes: list[str], runs: int = 1, jobs: int = 2,
+                printer: Callable | None = None, no_cli: bool = False,
+                done: Callable[[TaskAudit], None] | None = None) -> list[TaskAudit]:
+    """Every task audited through one pool of `jobs` oracle runs, so no worker idles at a task's end; `done`
+    is called with each task's audit, in task order, as it completes. A task's `seconds` are its runs' own
+    (control and variants), not wall time: the tasks' runs interleave."""
+    with rendering(printer), tempfile.TemporaryDirectory(prefix="gatebench-audit-") as tmp, \
+            ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        pending = []
+        for tf in tasks:
+            plays, skipped = plays_of(tf, classes, no_cli)
+            work = Path(tmp) / tf.id
+            base = work / "base"
+            copy_tree(tf.repo, base)
+            resolved = bench_resolved(SELFTEST_CONFIG, tf, base, work / "state")
+            ctx = {"runs": runs, "protected": list(resolved.protected),
+                   "python": resolved.python or sys.executable}
+            control = pool.submit(_timed, _control, tf, base, work, ctx)
+            variants = [pool.submit(_judge_variant, tf, c, a, base, work, ctx) for c, a in plays]
+            pending.append((tf, skipped, control, variants, work))
+        out = []
+        for tf, skipped, control, variants, work in pending:
+            results = [f.result() for f in variants]
             try:
-                ctl: RunVerdict | None = control.result()
+                ctl, ctl_s = control.result()
             except Exception as e:
-                ctl = RunVerdict("failed", False, f"the control could not run: {type(e).__name__}: {e}")
-    return TaskAudit(tf.id, ctl, results, skipped, round(time.monotonic() - t0, 2))
+                ctl, ctl_s = RunVerdict("failed", False, f"the control could not run: {type(e).__name__}: {e}"), 0.0
+            shutil.rmtree(work, ignore_errors=True)
+            a = TaskAudit(tf.id, ctl, results, skipped, round(ctl_s + sum(v.seconds for v in results), 2))
+            if done:
+                done(a)
+            out.append(a)
+    return out
+
+
+def _timed(fn: Callable, *args) -> tuple[RunVerdict, float]:
+    t0 = time.monotonic()
+    return fn(*args), time.monotonic() - t0
