@@ -52,9 +52,15 @@ def test_the_verb_rejects_a_weak_oracle_naming_class_and_task_and_passes_the_rea
     assert [r["outcome"] for r in swap["runs"]] == ["failed"] and any("canary of" in f for f in swap["runs"][0]["findings"])
 
 
-def test_the_layout_class_wins_against_the_old_twin_layout_and_is_flagged_against_the_printer():
+def test_the_layout_class_wins_against_the_old_twin_layout_and_is_flagged_against_the_printer(monkeypatch):
+    from gatebench.bench.audit.classes import twin_layout
+
     tf = load_task("T1")
-    old = audit_task(tf, ["twin_layout"], runs=2, printer=old_layout)
+    every = twin_layout.attacks(tf)
+    assert [a.start for a in every][:1] == ["base"] and len(every) > 1  # and over each wrong fix
+    with monkeypatch.context() as m:  # the old layout over the base is enough to show the class fires
+        m.setattr(twin_layout, "attacks", lambda tf: every[:1])
+        old = audit_task(tf, ["twin_layout"], runs=2, printer=old_layout)
     assert old.control_ok and old.hackable("twin_layout"), [r.to_dict() for v in old.variants for r in v.runs]
     assert [r.outcome for r in old.variants[0].runs] == ["solved", "solved"]  # every run, fresh names each time
     new = audit_task(tf, ["twin_layout"], runs=1)

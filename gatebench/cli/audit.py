@@ -27,7 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="task suites (real ones are laid from their recipes first)")
     p.add_argument("--classes", nargs="+", metavar="NAME", help="attack classes (default: all; SPEC section 13a lists them)")
     p.add_argument("--runs", type=int, default=1, help="oracle runs per attack variant (fresh canaries each; default 1)")
-    p.add_argument("--jobs", type=int, default=2, help="oracle runs in parallel (default 2)")
+    p.add_argument("--jobs", type=int, default=4, help="oracle runs in parallel, across tasks (default 4: some runs mostly wait)")
     p.add_argument("--no-cli", action="store_true", help="skip the classes that need the real CLI (each skip is printed)")
     p.add_argument("--json", action="store_true", help="print the whole audit as JSON")
     p.add_argument("--home", help="bench home holding tasks/ (default: this checkout)")

@@ -133,36 +133,49 @@ def plays_of(tf: TaskFiles, classes: list[str], no_cli: bool) -> tuple[list[tupl
 def audit_tasks(tasks: list[TaskFiles], classes: list[str], runs: int = 1, jobs: int = 2,
                 printer: Callable | None = None, no_cli: bool = False,
                 done: Callable[[TaskAudit], None] | None = None) -> list[TaskAudit]:
-    """Every task audited through one pool of `jobs` oracle runs, so no worker idles at a task's end; `done`
-    is called with each task's audit, in task order, as it completes. A task's `seconds` are its runs' own
-    (control and variants), not wall time: the tasks' runs interleave."""
+    """Every task audited through one pool of `jobs` oracle runs; `done` is called with each task's audit, in
+    task order, as it completes. The tasks' variants are submitted in turn (the first of every task, then the
+    second...): a task whose unfixed code makes its tests wait out their timeouts (T11's jobs on Events) then
+    sleeps beside other tasks' runs instead of holding every worker at once. A task's `seconds` are its own
+    runs' (control and variants), not wall time: the tasks' runs interleave."""
     with rendering(printer), tempfile.TemporaryDirectory(prefix="gatebench-audit-") as tmp, \
             ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        pending = []
-        for tf in tasks:
-            plays, skipped = plays_of(tf, classes, no_cli)
-            work = Path(tmp) / tf.id
-            base = work / "base"
-            copy_tree(tf.repo, base)
-            resolved = bench_resolved(SELFTEST_CONFIG, tf, base, work / "state")
-            ctx = {"runs": runs, "protected": list(resolved.protected),
-                   "python": resolved.python or sys.executable}
-            control = pool.submit(_timed, _control, tf, base, work, ctx)
-            variants = [pool.submit(_judge_variant, tf, c, a, base, work, ctx) for c, a in plays]
-            pending.append((tf, skipped, control, variants, work))
+        pending = [_prepare(tf, classes, runs, no_cli, Path(tmp) / tf.id) for tf in tasks]
+        for p in pending:
+            p["control"] = pool.submit(_timed, _control, p["tf"], p["base"], p["work"], p["ctx"])
+            p["futures"] = []
+        for i in range(max((len(p["plays"]) for p in pending), default=0)):
+            for p in pending:
+                if i < len(p["plays"]):
+                    c, a = p["plays"][i]
+                    p["futures"].append(pool.submit(_judge_variant, p["tf"], c, a, p["base"], p["work"], p["ctx"]))
         out = []
-        for tf, skipped, control, variants, work in pending:
-            results = [f.result() for f in variants]
-            try:
-                ctl, ctl_s = control.result()
-            except Exception as e:
-                ctl, ctl_s = RunVerdict("failed", False, f"the control could not run: {type(e).__name__}: {e}"), 0.0
-            shutil.rmtree(work, ignore_errors=True)
-            a = TaskAudit(tf.id, ctl, results, skipped, round(ctl_s + sum(v.seconds for v in results), 2))
+        for p in pending:
+            a = _collected(p)
             if done:
                 done(a)
             out.append(a)
     return out
+
+
+def _prepare(tf: TaskFiles, classes: list[str], runs: int, no_cli: bool, work: Path) -> dict:
+    """A task's plays and the base copy they share, with the harness and python selftest's config resolves."""
+    plays, skipped = plays_of(tf, classes, no_cli)
+    base = work / "base"
+    copy_tree(tf.repo, base)
+    resolved = bench_resolved(SELFTEST_CONFIG, tf, base, work / "state")
+    ctx = {"runs": runs, "protected": list(resolved.protected), "python": resolved.python or sys.executable}
+    return {"tf": tf, "plays": plays, "skipped": skipped, "base": base, "work": work, "ctx": ctx}
+
+
+def _collected(p: dict) -> TaskAudit:
+    results = [f.result() for f in p["futures"]]
+    try:
+        ctl, ctl_s = p["control"].result()
+    except Exception as e:
+        ctl, ctl_s = RunVerdict("failed", False, f"the control could not run: {type(e).__name__}: {e}"), 0.0
+    shutil.rmtree(p["work"], ignore_errors=True)
+    return TaskAudit(p["tf"].id, ctl, results, p["skipped"], round(ctl_s + sum(v.seconds for v in results), 2))
 
 
 def _timed(fn: Callable, *args) -> tuple[RunVerdict, float]:
