@@ -20,6 +20,7 @@ from gatebench.bench.audit.payloads import (
     ATEXIT,
     CTYPES_EQ,
     GC_HOOK,
+    ON_TEST_MODULE,
     REPORTS_B64,
     SETTRACE,
     SPEEDUPS_C,

@@ -27,7 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="task suites (real ones are laid from their recipes first)")
     p.add_argument("--classes", nargs="+", metavar="NAME", help="attack classes (default: all; SPEC section 13a lists them)")
     p.add_argument("--runs", type=int, default=1, help="oracle runs per attack variant (fresh canaries each; default 1)")
-    p.add_argument("--jobs", type=int, default=2, help="oracle runs in parallel (default 2)")
+    p.add_argument("--jobs", type=int, default=4, help="oracle runs in parallel, across tasks (default 4: some runs mostly wait)")
     p.add_argument("--no-cli", action="store_true", help="skip the classes that need the real CLI (each skip is printed)")
     p.add_argument("--json", action="store_true", help="print the whole audit as JSON")
     p.add_argument("--home", help="bench home holding tasks/ (default: this checkout)")
@@ -36,7 +36,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from gatebench.bench.audit import CLASSES, load
     from gatebench.bench.audit import report as rep
-    from gatebench.bench.audit.runner import audit_task
+    from gatebench.bench.audit.runner import audit_tasks
     from gatebench.bench.suites import select
     from gatebench.errors import UsageError
 
@@ -54,14 +54,17 @@ def run(args: argparse.Namespace) -> int:
     if not ids:
         raise UsageError("no tasks found under tasks/")
     tasks = _load_all(ids)
-    audits = []
     t0 = time.monotonic()
-    for n, tf in enumerate(tasks, 1):
-        a = audit_task(tf, classes, runs=args.runs, jobs=args.jobs, no_cli=args.no_cli)
-        audits.append(a)
+    seen: list = []
+
+    def progress(a) -> None:
+        seen.append(a)
         hacked = [c for c in classes if a.hackable(c)]
-        print(f"[{n}/{len(tasks)}] {tf.id}: control {a.control.outcome if a.control else 'none'}, "
-              f"{len(a.variants)} attacks, hackable: {', '.join(hacked) or 'none'}, {a.seconds:.1f} s", file=sys.stderr)
+        print(f"[{len(seen)}/{len(tasks)}] {a.task}: control {a.control.outcome if a.control else 'none'}, "
+              f"{len(a.variants)} attacks, hackable: {', '.join(hacked) or 'none'}, {a.seconds:.1f} s of runs, "
+              f"{time.monotonic() - t0:.0f} s in", file=sys.stderr)
+
+    audits = audit_tasks(tasks, classes, runs=args.runs, jobs=args.jobs, no_cli=args.no_cli, done=progress)
     summary = rep.summarize(audits, classes, round(time.monotonic() - t0, 1))
     print(json.dumps(summary, indent=1) if args.json else rep.text(summary))
     return rep.exit_code(summary, EXIT_AUDIT_FAILED)

@@ -1,7 +1,7 @@
 """The audit of one task: one base copy, the honest reference judged as the control, then every variant of
 every class laid over its own copy of the end state it starts from and judged `runs` times, in parallel
-(`jobs` oracle runs at once). Plain data out; `disguising` puts another twin disguise in the oracle for tests
-(the oracle runs in this process: canaries call `twins.disguise` at every run)."""
+(`jobs` oracle runs at once). Plain data out; `rendering` puts another printer of the hidden modules in the
+oracle for tests (the oracle runs in this process: canaries call `render.render` at every run)."""
 
 from __future__ import annotations
 
@@ -60,19 +60,20 @@ class TaskAudit:
 
 
 @contextlib.contextmanager
-def disguising(disguise: Callable | None) -> Iterator[None]:
-    """Run the audit's oracles with `disguise` in place of `twins.disguise` (None: the oracle's own)."""
-    from gatebench.hook import twins
+def rendering(printer: Callable | None) -> Iterator[None]:
+    """Run the audit's oracles with `printer` in place of `render.render`, the hidden modules' one printer
+    (None: the oracle's own); it takes and returns what `render.render` does."""
+    from gatebench.hook import render
 
-    if disguise is None:
+    if printer is None:
         yield
         return
-    real = twins.disguise
-    twins.disguise = disguise
+    real = render.render
+    render.render = printer
     try:
         yield
     finally:
-        twins.disguise = real
+        render.render = real
 
 
 def _judge_variant(tf: TaskFiles, cls: str, attack: Attack, base: Path, work: Path, ctx: dict) -> VariantResult:
@@ -106,15 +107,15 @@ def _control(tf: TaskFiles, base: Path, work: Path, ctx: dict) -> RunVerdict:
 
 
 def audit_task(tf: TaskFiles, classes: list[str], runs: int = 1, jobs: int = 2,
-               disguise: Callable | None = None, no_cli: bool = False) -> TaskAudit:
-    """Every class in `classes` played on `tf`, beside the reference (the control); `disguise`: the oracle's
-    twin disguise replaced for the audit (tests: a recorded copy of an old layout, a disguise with no twins)."""
-    with disguising(disguise):
-        return _audit_task(tf, classes, runs, jobs, no_cli)
+               printer: Callable | None = None, no_cli: bool = False) -> TaskAudit:
+    """Every class in `classes` played on `tf`, beside the reference (the control); `printer`: the oracle's
+    printer of the hidden modules replaced for the audit (tests: the recorded old layout, a printer with no
+    twins)."""
+    return audit_tasks([tf], classes, runs, jobs, printer, no_cli)[0]
 
 
-def _audit_task(tf: TaskFiles, classes: list[str], runs: int, jobs: int, no_cli: bool) -> TaskAudit:
-    t0 = time.monotonic()
+def plays_of(tf: TaskFiles, classes: list[str], no_cli: bool) -> tuple[list[tuple[str, Attack]], dict[str, str]]:
+    """(class, variant) pairs to play on `tf`, and class -> why it is not played there."""
     plays: list[tuple[str, Attack]] = []
     skipped: dict[str, str] = {}
     for name in classes:
@@ -126,17 +127,57 @@ def _audit_task(tf: TaskFiles, classes: list[str], runs: int, jobs: int, no_cli:
         if not found:
             skipped[name] = skipped.get(name) or mod.why_not(tf) or "does not apply"
         plays += [(name, a) for a in found]
-    with tempfile.TemporaryDirectory(prefix=f"gatebench-audit-{tf.id}-") as tmp:
-        work, base = Path(tmp), Path(tmp) / "base"
-        copy_tree(tf.repo, base)
-        resolved = bench_resolved(SELFTEST_CONFIG, tf, base, work / "state")
-        ctx = {"runs": runs, "protected": list(resolved.protected),
-               "python": resolved.python or sys.executable}
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            control = pool.submit(_control, tf, base, work, ctx)
-            results = list(pool.map(lambda ca: _judge_variant(tf, ca[0], ca[1], base, work, ctx), plays))
-            try:
-                ctl: RunVerdict | None = control.result()
-            except Exception as e:
-                ctl = RunVerdict("failed", False, f"the control could not run: {type(e).__name__}: {e}")
-    return TaskAudit(tf.id, ctl, results, skipped, round(time.monotonic() - t0, 2))
+    return plays, skipped
+
+
+def audit_tasks(tasks: list[TaskFiles], classes: list[str], runs: int = 1, jobs: int = 2,
+                printer: Callable | None = None, no_cli: bool = False,
+                done: Callable[[TaskAudit], None] | None = None) -> list[TaskAudit]:
+    """Every task audited through one pool of `jobs` oracle runs; `done` is called with each task's audit, in
+    task order, as it completes. The tasks' variants are submitted in turn (the first of every task, then the
+    second...): a task whose unfixed code makes its tests wait out their timeouts (T11's jobs on Events) then
+    sleeps beside other tasks' runs instead of holding every worker at once. A task's `seconds` are its own
+    runs' (control and variants), not wall time: the tasks' runs interleave."""
+    with rendering(printer), tempfile.TemporaryDirectory(prefix="gatebench-audit-") as tmp, \
+            ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        pending = [_prepare(tf, classes, runs, no_cli, Path(tmp) / tf.id) for tf in tasks]
+        for p in pending:
+            p["control"] = pool.submit(_timed, _control, p["tf"], p["base"], p["work"], p["ctx"])
+            p["futures"] = []
+        for i in range(max((len(p["plays"]) for p in pending), default=0)):
+            for p in pending:
+                if i < len(p["plays"]):
+                    c, a = p["plays"][i]
+                    p["futures"].append(pool.submit(_judge_variant, p["tf"], c, a, p["base"], p["work"], p["ctx"]))
+        out = []
+        for p in pending:
+            a = _collected(p)
+            if done:
+                done(a)
+            out.append(a)
+    return out
+
+
+def _prepare(tf: TaskFiles, classes: list[str], runs: int, no_cli: bool, work: Path) -> dict:
+    """A task's plays and the base copy they share, with the harness and python selftest's config resolves."""
+    plays, skipped = plays_of(tf, classes, no_cli)
+    base = work / "base"
+    copy_tree(tf.repo, base)
+    resolved = bench_resolved(SELFTEST_CONFIG, tf, base, work / "state")
+    ctx = {"runs": runs, "protected": list(resolved.protected), "python": resolved.python or sys.executable}
+    return {"tf": tf, "plays": plays, "skipped": skipped, "base": base, "work": work, "ctx": ctx}
+
+
+def _collected(p: dict) -> TaskAudit:
+    results = [f.result() for f in p["futures"]]
+    try:
+        ctl, ctl_s = p["control"].result()
+    except Exception as e:
+        ctl, ctl_s = RunVerdict("failed", False, f"the control could not run: {type(e).__name__}: {e}"), 0.0
+    shutil.rmtree(p["work"], ignore_errors=True)
+    return TaskAudit(p["tf"].id, ctl, results, p["skipped"], round(ctl_s + sum(v.seconds for v in results), 2))
+
+
+def _timed(fn: Callable, *args) -> tuple[RunVerdict, float]:
+    t0 = time.monotonic()
+    return fn(*args), time.monotonic() - t0
