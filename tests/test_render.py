@@ -18,8 +18,8 @@ from pathlib import Path
 import legacy_twin_layout as legacy
 import pytest
 import yaml
-from canary_attacks import READER
 
+from gatebench.bench.audit.payloads import READER
 from gatebench.hook import render
 
 ROOT = Path(__file__).resolve().parents[1]
