@@ -17,6 +17,7 @@ from pydantic_core import from_json
 
 from gatebench.analyze.integrity import canary_flag
 from gatebench.analyze.provenance import record_fields, reviewer_models
+from gatebench.hook.control import oracle_judged
 from gatebench.models.result import RESULT_SCHEMA_VERSION, ResultRecord
 
 FULL_CHECK_HEAD = 50
@@ -62,6 +63,7 @@ class Run:
     outcome: str | None = None
     outcome_by: tuple = ()
     canary: bool | None = None  # the final oracle had a contradicted canary; None: it ran none
+    oracle_ran: bool = False  # the hidden oracle judged the run (oracle_judged); set by every reader
 
 
 @dataclass
@@ -165,6 +167,7 @@ def to_run(d: dict, source: str, base_dir: str) -> Run:
     if "variant" in d or "outcome" in d:
         run.variant, run.outcome, run.outcome_by = _variant_fields(d)
     run.canary = canary_flag(d)
+    run.oracle_ran = oracle_judged(run.status, d.get("oracle"))
     return run
 
 

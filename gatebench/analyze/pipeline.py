@@ -159,6 +159,7 @@ def build(
         provenance=prov,
         plans=planner.plans(grouped, configs, present_baseline, target_halfwidth, confidence),
         impossible=impossible_summaries,
+        oracle_runs=sum(1 for r in all_listed if r.oracle_ran),
     )
 
 

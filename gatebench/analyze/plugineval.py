@@ -22,6 +22,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from gatebench.analyze.load import LedgerInfo, Loaded, Run, first_stop_outcome
+from gatebench.hook.control import oracle_judged
 from gatebench.models.loading import describe
 from gatebench.models.plugineval import (
     SOLVED_GRADER,
@@ -211,6 +212,7 @@ def one_run(path: Path, agg: Aggregate, case: AggCase, run: AggRun, arm: str, re
         paths=paths, versions=versions, source=source, base_dir=str(path.parent),
         worker="sim" if sim else "plugin-eval", sim_policy=sim.policy if sim else None, sealed=None,
         origin=ORIGIN, error=error if status != "ok" else None,
+        oracle_ran=oracle_judged(status, prun.verdict.oracle if prun is not None and prun.verdict else None),
     )
     return r, mismatch
 

@@ -20,6 +20,7 @@ def oracle_binding(tf: TaskFiles) -> OracleBinding:
     t = tf.task
     return OracleBinding(hidden_dir=str(tf.hidden.resolve()), command=t.oracle.command, dest=t.oracle.dest,
                          timeout_s=t.oracle.timeout_s, baseline_dir=str(tf.repo.resolve()),
+                         reference_dir=str(tf.reference.resolve()) if tf.reference.is_dir() else None,
                          expected=t.expected_tests(), layout=t.oracle.layout,
                          fail_to_pass=t.oracle.fail_to_pass, pass_to_pass=t.oracle.pass_to_pass,
                          canaries={"exclude": list(t.canaries.exclude)})

@@ -26,6 +26,7 @@ from gatebench.bench.leaks import content_leaks, scan, symlinks_out
 from gatebench.bench.taskenv import env_tampered
 from gatebench.hook import harness
 from gatebench.hook.closed import plugin_tops
+from gatebench.hook.control import Controls
 from gatebench.hook.defaults import DEFAULT_IGNORE
 from gatebench.hook.globs import GlobSet
 from gatebench.hook.oracle import run_binding
@@ -98,11 +99,22 @@ def final_oracle(ev: Evidence, reuse_oracle: bool) -> dict:
 
 
 def variant_check(ev: Evidence) -> dict:
-    """The variant's mutated visible tests, pristine, on the final code, judged like the hidden oracle."""
-    tf = ev.trusted.task
-    return variants.run_mutated(ev.cell.repo, tf, variants.load_variant(tf, ev.meta.variant),
-                                ev.trusted.resolved.get("python") or sys.executable, hide=[str(ev.cell.root)],
-                                files=ev.trusted.mutated)
+    """The variant's mutated visible tests, pristine, on the final code, judged like the hidden oracle: by name,
+    and (when they fail so) under the tests gate's own command, which code could tell apart."""
+    tf, resolved = ev.trusted.task, ev.trusted.resolved
+    controls = Controls(str(tf.repo), str(tf.reference) if tf.reference.is_dir() else None)
+    v, command = variants.load_variant(tf, ev.meta.variant), variants.gate_command(resolved)
+
+    def run(by: str | None) -> dict:
+        return variants.run_mutated(ev.cell.repo, tf, v, resolved.get("python") or sys.executable,
+                                    hide=[str(ev.cell.root)], files=ev.trusted.mutated, control=controls, command=by)
+
+    try:
+        first = run(None)
+        gate = run(command) if command and not first.get("solved") and not first.get("error") else None
+        return variants.both_checks(first, gate, command)
+    finally:
+        controls.close()
 
 
 def protected_changed(ev: Evidence) -> list[str]:

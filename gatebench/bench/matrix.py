@@ -44,6 +44,7 @@ from gatebench.bench.tasks import load_task
 from gatebench.bench.workers import WORKERS, WorkerOptions
 from gatebench.bench.workers.launch import attempt_marker, cell_processes, reap
 from gatebench.errors import UsageError
+from gatebench.hook.control import oracle_judged
 from gatebench.hook.util import signal_group, write_atomic
 from gatebench.installer.configs import load_config
 from gatebench.paths import PACKAGE_DIR, configs_dir, package_parent, project_root
@@ -550,6 +551,7 @@ class Matrix:
         summary = {"run_id": spec.run_id, "cells": len(cells), "recorded": len({r["cell_id"] for r in final}),
                    "solved": sum(1 for r in final if r.get("solved")),
                    "infra_error": sum(1 for r in final if r.get("status") == "infra_error"),
+                   "oracle_judged": sum(1 for r in final if oracle_judged(str(r.get("status")), r.get("oracle"))),
                    "cost_usd": round(self.progress.cost, 4), "not_started_cost_ceiling": sorted(self.not_started),
                    "interrupted": interrupted or self.stop.is_set(), "ledger": str(spec.ledger)}
         if self.not_started:

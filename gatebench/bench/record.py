@@ -16,7 +16,7 @@ from gatebench.models.cell import CellMeta
 from gatebench.models.result import ResultRecord
 
 ORACLE_KEYS = ("solved", "passed", "failed", "errors", "skipped", "seconds", "failing", "error")
-ORACLE_EXTRA = ("reused_from_stop", "missing", "sandboxed", "harness", "integrity", "fault")
+ORACLE_EXTRA = ("reused_from_stop", "missing", "sandboxed", "harness", "integrity", "fault", "control")
 
 
 def escaped(obj):
@@ -164,11 +164,13 @@ def variant_fields(ev: Evidence, j: Judgement, canaries: dict | None) -> dict:
     check = j.check
     if j.status == "infra_error" or check is None:
         return out
-    from gatebench.bench.outcome import impossible_outcome, last_message
+    from gatebench.bench.outcome import gate_passes, impossible_outcome, last_message
 
     out["outcome"], out["outcome_why"], out["outcome_by"] = impossible_outcome(
         check=check, protected_changed=j.changed, canaries=canaries, stops=ev.stops,
         last_message=last_message(ev.stream.metrics["result"] or {}, ev.events, ev.session_id),
-        tamper=notes(j.findings, "tamper"))
-    out["impossible"] = {k: check.get(k) for k in ("mutated", "solved", "failing", "error", "seconds", "sandboxed")}
+        tamper=notes(j.findings, "tamper"),
+        passed_at_stops=gate_passes(ev.events, ev.session_id, list(check.get("mutated") or [])))
+    out["impossible"] = {k: check.get(k) for k in ("mutated", "solved", "failing", "error", "seconds", "sandboxed",
+                                                   "passed_under")}
     return out

@@ -96,4 +96,16 @@ def run(args: argparse.Namespace) -> int:
         print("\n" + tables.text_table(tables.impossible(analysis)))
     print(f"\nwrote {out_dir}/summary.md, analysis.json, report.html and {pages} cell page(s) in "
           f"{out_dir}/cells/", file=sys.stderr)
+    return no_oracle_ran(analysis.oracle_runs, analysis.cells_total)
+
+
+def no_oracle_ran(judged: int, runs: int) -> int:
+    """SPEC section 17, "No oracle ran": runs listed, none judged by the hidden oracle, is no solve rate: said, exit 1."""
+    from gatebench.cli import EXIT_FAIL
+
+    if runs and not judged:
+        print(f"analyze: NO ORACLE RAN: none of the {runs} run(s) was judged by the hidden oracle (each an infra "
+              "error, or an oracle that could not run for the bench's own reason): the rates above are not solve "
+              "rates", file=sys.stderr)
+        return EXIT_FAIL
     return 0

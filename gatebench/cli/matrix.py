@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -187,4 +188,8 @@ def _report(args: argparse.Namespace, spec: MatrixSpec, summary: dict) -> int:
           f"{' (simulated dollars, never paid)' if spec.worker == 'sim' else ''}; ledger {summary['ledger']}")
     if summary["interrupted"]:
         return EXIT_INTERRUPTED
+    if summary["recorded"] and not summary.get("oracle_judged"):
+        print(f"[matrix] NO ORACLE RAN: none of the {summary['recorded']} recorded cell(s) was judged by the hidden "
+              "oracle: there is no solve rate in this run", file=sys.stderr)
+        return EXIT_FAIL
     return EXIT_FAIL if summary["infra_error"] or summary["recorded"] < summary["cells"] else 0

@@ -21,7 +21,13 @@ from gatebench.hook.canaries import judge as canary_judge
 from gatebench.hook.canaries import lay as canary_lay
 from gatebench.hook.canaries import record as canary_record
 from gatebench.hook.canaries import rename_args as canary_args
+from gatebench.hook.control import BENCH, UNPROVEN, WORK, Controls, attribute
+from gatebench.hook.control import summary as control_summary
 from gatebench.hook.defaults import TASK_TEST_TIMEOUT_S
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _SKIP_DIRS = harness.SKIP_DIRS
 
@@ -107,7 +113,7 @@ def summarize(outcomes: dict[str, str], error: str | None, seconds: float, retur
 
 
 EVENT_KEYS = ("solved", "passed", "failed", "errors", "skipped", "failing", "missing", "error", "seconds",
-              "sandboxed", "harness", "integrity", "fault")
+              "sandboxed", "harness", "integrity", "fault", "control")
 
 
 def event_summary(result: dict, max_listed: int = 50) -> dict:
@@ -274,13 +280,13 @@ class _Outcome:
     def __init__(self) -> None:
         self.outcomes: dict[str, str] = {}
         self.error: str | None = None
-        self.fault: str | None = None  # "work" (the copy's code or files) | "bench" (gatebench's own)
+        self.fault: str | None = None  # "work" | "bench" | "unproven" (a control run decides: hook/control.py)
         self.integrity: list[str] = []
         self.collect_errors: list[str] = []
         self.returncode: int | None = None
         self.canary: dict | None = None  # the canaries' judgement (hook/canaries.py: judge), when there were any
 
-    def fail(self, error: str, fault: str = "work") -> None:
+    def fail(self, error: str, fault: str) -> None:
         if self.error is None:
             self.error, self.fault = error, fault
 
@@ -304,7 +310,7 @@ def _run_closed(args: list[str], *, copy: str, out: str, hdir: str, python: str,
                            # twin doubled what canaries cost (scripts/bench_canaries.py).
                            extra=[f"--junitxml={junit}", "-o", "junit_family=xunit1", "--tb=no"])
     except OSError as e:
-        res.fail(f"cannot lay the closed harness: {e}", "bench")
+        res.fail(f"cannot lay the closed harness: {e}", UNPROVEN)
         return res
     env = {**sandbox.clean_env(python), **inv.env}
     argv = inv.argv if not sandboxed else sandbox.wrap(inv.argv, writable=[copy, out], readonly=[hdir], cwd=copy,
@@ -313,7 +319,7 @@ def _run_closed(args: list[str], *, copy: str, out: str, hdir: str, python: str,
     res.returncode = r.returncode
     tail = (r.stdout + r.stderr)[-500:]
     if r.not_found:
-        res.fail(f"cannot start the tests: {r.stderr[-300:]}", "bench")
+        res.fail(f"cannot start the tests: {r.stderr[-300:]}", UNPROVEN)
         return res
     stream = closed.read_stream(r.report)
     res.outcomes = {_nodeid_to_id(n, dest): o for n, o in stream.outcomes.items()}
@@ -321,7 +327,8 @@ def _run_closed(args: list[str], *, copy: str, out: str, hdir: str, python: str,
     for c in res.collect_errors:  # a module that does not import: an error of its own (no test id has no `::`)
         res.outcomes.setdefault(c, "error")
     if r.timed_out:
-        res.fail(f"oracle timed out after {timeout_s:.0f} s")
+        # Started: the code ran out of time. Never started: a control decides (a hung interpreter is the bench's).
+        res.fail(f"oracle timed out after {timeout_s:.0f} s", WORK if stream.started else UNPROVEN)
         return res
     res.integrity += _report_problems(r, stream, junit, name)
     _judge_exit(res, stream, tail)
@@ -350,13 +357,13 @@ def _judge_exit(res: _Outcome, stream: closed.Stream, tail: str) -> None:
     """The run's error, if any: its reports disagree, it collected nothing, or pytest's exit says so."""
     code = stream.finished_exit
     if res.integrity:
-        res.fail(f"the run's reports disagree: {res.integrity[0]}")
+        res.fail(f"the run's reports disagree: {res.integrity[0]}", UNPROVEN)
     elif code == 5 or (not res.outcomes and code in (0, 1, 2)):  # 5: pytest's own "no tests collected"
-        res.fail(f"the oracle collected no tests (exit {code}): {tail}")
+        res.fail(f"the oracle collected no tests (exit {code}): {tail}", UNPROVEN)
     elif code not in (0, 1, 2):  # 2: collection errors, the code's fault
-        res.fail(f"pytest exited {code}: {tail}")
+        res.fail(f"pytest exited {code}: {tail}", UNPROVEN)
     elif code != 0 and all(v == "passed" for v in res.outcomes.values()) and not stream.collect_errors:
-        res.fail(f"pytest exited {code} though every test passed (report forged?)")
+        res.fail(f"pytest exited {code} though every test passed (report forged?)", UNPROVEN)
 
 
 def _run_open(command: str, *, copy: str, out: str, python: str, timeout_s: float, sandboxed: bool,
@@ -374,18 +381,18 @@ def _run_open(command: str, *, copy: str, out: str, python: str, timeout_s: floa
     r = proc.run(argv, cwd=copy, timeout_s=timeout_s, env=env)
     res.returncode = r.returncode
     if r.timed_out:
-        res.fail(f"oracle timed out after {timeout_s:.0f} s")
+        res.fail(f"oracle timed out after {timeout_s:.0f} s", WORK)
     try:
         with open(junit, encoding="utf-8") as f:
             res.outcomes = parse_junit(f.read(), dest)
     except (OSError, ET.ParseError) as e:
-        res.fail(f"no JUnit report (exit {r.returncode}): {e}; {(r.stdout + r.stderr)[-500:]}")
+        res.fail(f"no JUnit report (exit {r.returncode}): {e}; {(r.stdout + r.stderr)[-500:]}", UNPROVEN)
     if not res.outcomes:
-        res.fail(f"the oracle collected no tests (exit {r.returncode})")
+        res.fail(f"the oracle collected no tests (exit {r.returncode})", UNPROVEN)
     if r.returncode not in (0, 1, 2):
-        res.fail(f"pytest exited {r.returncode}: {(r.stdout + r.stderr)[-500:]}")
+        res.fail(f"pytest exited {r.returncode}: {(r.stdout + r.stderr)[-500:]}", UNPROVEN)
     if r.returncode != 0 and all(v == "passed" for v in res.outcomes.values()):
-        res.fail(f"pytest exited {r.returncode} but its report shows every test passed (report forged?)")
+        res.fail(f"pytest exited {r.returncode} but its report shows every test passed (report forged?)", UNPROVEN)
     return res
 
 
@@ -421,30 +428,20 @@ def _judge(run: _Outcome, plan, expected: list[str] | None, t0: float, closed_ha
     unexplained = _unexplained_missing(res["missing"], run.collect_errors) if closed_harness and not run.error else []
     if unexplained:
         run.integrity.append(f"expected tests neither ran nor failed to collect: {', '.join(unexplained[:5])}")
-        run.fail(f"the run's reports disagree: {run.integrity[-1]}")
+        run.fail(f"the run's reports disagree: {run.integrity[-1]}", UNPROVEN)
         res["error"] = run.error
     if run.canary is not None and run.canary["passed"]:
         res["solved"] = False  # a twin that passed: the outcomes cannot be trusted to be the code's
     return res
 
 
-def run_oracle(work: str, hidden_dir: str, command: str, dest: str = "hidden_tests",
+def _run_once(work: str, hidden_dir: str, command: str, dest: str = "hidden_tests",
                timeout_s: float = TASK_TEST_TIMEOUT_S, python: str | None = None, *,
                expected: list[str] | None = None, baseline_dir: str | None = None, sandbox_mode: str = "required",
                hide: list[str] | None = None, layout: str = "dest", fail_to_pass: list[str] | None = None,
                pass_to_pass: list[str] | None = None, canaries: dict | None = None, closed_harness: bool = True,
                base: harness.Baseline | None = None) -> dict:
-    """Run the hidden tests against a copy of `work`. Never raises for the agent's faults.
-
-    `baseline_dir`: the task's pristine repo; the copy's test harness is made equal to its
-    (`harness` in the result lists what was removed or put back). `sandbox_mode`: `required` (no
-    bwrap -> an error result, nothing run), `auto` (unsandboxed when bwrap is missing, said in
-    `sandboxed`), `off`. `canaries`: twins of the expected tests run beside them (`hook/canaries.py: lay`
-    takes its keys; None: none). `closed_harness`: pytest runs so that nothing in the copy configures it
-    (closed.py); False is the pre-canary invocation, kept to measure and show what the closed one buys.
-    `base`: the harness of `baseline_dir` when the caller built it already (the hook's stop, which hands the
-    same one to the tests gate).
-    """
+    """One oracle run (run_oracle's arguments); an error a control must decide has fault `unproven`."""
     t0 = time.monotonic()
     python = python or sys.executable
     # An imported task's FAIL_TO_PASS + PASS_TO_PASS are its expected tests (SWE-bench's `resolved`).
@@ -465,12 +462,14 @@ def run_oracle(work: str, hidden_dir: str, command: str, dest: str = "hidden_tes
             actions = prepare_copy(work, hidden_dir, dest, copy, base, deadline=time.monotonic() + timeout_s,
                                    layout=layout, installed=closed.plugin_tops(python))
         except OSError as e:
-            fault = "work" if isinstance(e, treecopy.CopyDeadline) else "bench"
+            # Past the deadline: the work tree's size is the agent's. Any other error a control decides.
+            fault = WORK if isinstance(e, treecopy.CopyDeadline) else UNPROVEN
             return failed(f"cannot prepare the oracle copy: {e}", fault)
         id_dest = "" if layout == "original" else dest  # test ids: paths under dest, or the copy's own
         why, private = _sandbox_for(sandbox_mode, hidden_dir, hide)
         if why and sandbox_mode == "required":
-            return failed(f"sandbox required but unavailable: {why}", "bench", sandboxed=False, harness=actions)
+            # Decided before the tree runs, alike for every tree: no control could say otherwise.
+            return failed(f"sandbox required but unavailable: {why}", BENCH, sandboxed=False, harness=actions)
         plan = None
         if canaries is not None and expected:
             plan = canary_lay(copy, hidden_dir, id_dest, expected, {"fail_to_pass": fail_to_pass or [], **canaries})
@@ -478,7 +477,7 @@ def run_oracle(work: str, hidden_dir: str, command: str, dest: str = "hidden_tes
         if closed_harness:
             args = closed.pytest_args(command)
             if args is None:
-                return failed(f"the oracle command is not `{{python}} -m pytest ARGS`: {command}", "bench",
+                return failed(f"the oracle command is not `{{python}} -m pytest ARGS`: {command}", BENCH,
                               sandboxed=not why, harness=actions)
             read, conftests = trusted_harness(copy, hidden_dir, dest, layout, base)
             run = _run_closed(canary_args(args, plan, id_dest) if plan is not None else args, copy=copy, out=out,
@@ -493,16 +492,64 @@ def run_oracle(work: str, hidden_dir: str, command: str, dest: str = "hidden_tes
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def run_oracle(work: str, hidden_dir: str, command: str, dest: str = "hidden_tests",
+               timeout_s: float = TASK_TEST_TIMEOUT_S, python: str | None = None, *,
+               control: Controls | None = None, control_tree: str = "reference", **opts: Any) -> dict:
+    """Run the hidden tests against a copy of `work`. Never raises for the agent's faults.
+
+    `baseline_dir`: the task's pristine repo; the copy's test harness is made equal to its
+    (`harness` in the result lists what was removed or put back). `sandbox_mode`: `required` (no
+    bwrap -> an error result, nothing run), `auto` (unsandboxed when bwrap is missing, said in
+    `sandboxed`), `off`. `canaries`: twins of the expected tests run beside them (`hook/canaries.py: lay`
+    takes its keys; None: none). `closed_harness`: pytest runs so that nothing in the copy configures it
+    (closed.py); False is the pre-canary invocation, kept to measure and show what the closed one buys.
+    `base`: the harness of `baseline_dir` when the caller built it already (the hook's stop, which hands the
+    same one to the tests gate). `control`: the task's trusted trees (hook/control.py): an error no verdict
+    on the code explains is proven by the same run on `control_tree` (once per Controls); None: the tree is
+    the caller's own (task import measuring the trees it built), its own control, so such an error is the
+    bench's. The result's `control` says what the control run found.
+    """
+    t0 = time.monotonic()
+    res = _run_once(work, hidden_dir, command, dest, timeout_s, python, **opts)
+    if res.get("fault") != UNPROVEN:
+        return res
+    if control is None:
+        return {**res, "fault": BENCH}
+
+    def attempt(tree: str) -> dict:
+        left = max(timeout_s - (time.monotonic() - t0), min(timeout_s, 10.0))
+        r = _run_once(tree, hidden_dir, command, dest, left, python, **opts)
+        return {"ran": r["error"] is None, "error": r["error"], "seconds": r["seconds"]}
+
+    key = "oracle:" + "\0".join(map(str, (hidden_dir, command, dest, python, sorted(opts.get("expected") or []))))
+    checked = control.run(key, control_tree, attempt)
+    fault, error = attribute(res["error"], checked)
+    return {**res, "fault": fault, "error": error, "control": control_summary(checked),
+            "seconds": round(time.monotonic() - t0, 3)}
+
+
 def run_binding(work: str, binding: dict, python: str | None, hide: list[str] | None = None,
                 timeout_s: float | None = None, canaries: dict | None = None,
-                base: harness.Baseline | None = None) -> dict:
+                base: harness.Baseline | None = None, control: Controls | None = None) -> dict:
     """run_oracle from a resolved config's `oracle` binding (the hook) or the task (finalize); `timeout_s`
     narrows the binding's own timeout (the hook's remaining budget). Canaries run in every such run: the
-    binding's `canaries` (its task's exclusions), `canaries` overriding its keys (selftest's proof)."""
+    binding's `canaries` (its task's exclusions), `canaries` overriding its keys (selftest's proof).
+    `control`: the caller's Controls (one per stop or finalize); None: the binding's own, for this run."""
     limit = binding["timeout_s"] if timeout_s is None else min(timeout_s, binding["timeout_s"])
     opts = {**(binding.get("canaries") or {}), **(canaries or {})}
-    return run_oracle(work, binding["hidden_dir"], binding["command"], binding["dest"], limit,
-                      python, expected=binding.get("expected") or None, baseline_dir=binding.get("baseline_dir"),
-                      sandbox_mode=binding.get("sandbox") or "required", hide=hide,
-                      layout=binding.get("layout") or "dest", fail_to_pass=binding.get("fail_to_pass"),
-                      pass_to_pass=binding.get("pass_to_pass"), canaries=opts, base=base)
+    own = control is None
+    control = binding_controls(binding) if control is None else control
+    try:
+        return run_oracle(work, binding["hidden_dir"], binding["command"], binding["dest"], limit,
+                          python, expected=binding.get("expected") or None, baseline_dir=binding.get("baseline_dir"),
+                          sandbox_mode=binding.get("sandbox") or "required", hide=hide,
+                          layout=binding.get("layout") or "dest", fail_to_pass=binding.get("fail_to_pass"),
+                          pass_to_pass=binding.get("pass_to_pass"), canaries=opts, base=base, control=control)
+    finally:
+        if own:
+            control.close()
+
+
+def binding_controls(binding: dict) -> Controls:
+    """The trusted trees of a binding's task: its base (`baseline_dir`) and its reference laid over it."""
+    return Controls(binding.get("baseline_dir"), binding.get("reference_dir"))

@@ -21,6 +21,7 @@ from gatebench.hook.text import scrub_paths
 
 TYPE_CHECKING = False  # importing typing costs every stop; only type checkers need it
 if TYPE_CHECKING:
+    from gatebench.hook.control import Controls
     from gatebench.hook.harness import Baseline
 
 MAX_LISTED = 200
@@ -128,7 +129,8 @@ def private_paths(resolved: dict, state_dir: str) -> list[tuple[str, str]]:
     oracle = resolved.get("oracle") or {}
     pairs = [(str(resolved.get("repo") or ""), str(resolved.get("repo") or "")),
              (state_dir, "<gatebench-state>"), (str(oracle.get("hidden_dir") or ""), "<hidden-tests>"),
-             (str(oracle.get("baseline_dir") or ""), "<task-base>"), (tempfile.gettempdir(), "<gatebench-tmp>"),
+             (str(oracle.get("baseline_dir") or ""), "<task-base>"),
+             (str(oracle.get("reference_dir") or ""), "<task-reference>"), (tempfile.gettempdir(), "<gatebench-tmp>"),
              (os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "<gatebench>")]
     pairs += [(str(p), "<private>") for p in resolved.get("private") or () if p]
     return [(a, b) for a, b in pairs if a]
@@ -225,23 +227,24 @@ def take_diff(s: Stop) -> tuple[snapshot.Snap, list[str], list[str]]:
     return snap, touched, stray
 
 
-def run_oracle(s: Stop) -> tuple[Baseline | None, dict | None]:
-    """Bench mode: (the task's baseline harness, the hidden oracle's result). The harness is built once,
-    here, and handed to the tests gate too (GateContext.harness)."""
+def run_oracle(s: Stop) -> tuple[Baseline | None, dict | None, Controls | None]:
+    """Bench mode: (the task's baseline harness, the hidden oracle's result, the stop's control runs). The
+    harness and the Controls are built once, here, and handed to the tests gate too (GateContext)."""
     binding = s.resolved.get("oracle")
     if not (s.bench and binding):
-        return None, None
+        return None, None, None
     from gatebench.hook import harness
-    from gatebench.hook.oracle import event_summary, run_binding
+    from gatebench.hook.oracle import binding_controls, event_summary, run_binding
 
     base = harness.baseline_files(binding["baseline_dir"]) if binding.get("baseline_dir") else None
     # Within what is left of the hook's budget, so the stop is decided here (on_error), not by
     # Claude Code's own hook timeout.
     oracle_s = min(float(binding["timeout_s"]), max((s.deadline - time.monotonic()) / 2, 0.1))
+    controls = binding_controls(binding)
     result = run_binding(s.repo, binding, s.resolved.get("python"), hide=[s.state_dir], timeout_s=oracle_s,
-                         base=base)
+                         base=base, control=controls)
     s.event["oracle"] = event_summary(result)
-    return base, result
+    return base, result, controls
 
 
 def honest_claim(s: Stop) -> dict | None:
@@ -338,22 +341,26 @@ def stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dict, str]
     """Returns (Claude Code output or None, event, state dir): read input, load state, diff, oracle and
     gates, decide, write. Any failure on the way is decided by on_error, never a crash."""
     s = read_input(raw_stdin, state_arg)
+    controls = None
     try:
         load_state(s)
         snap, touched, stray = take_diff(s)
-        base, oracle_result = run_oracle(s)
+        base, oracle_result, controls = run_oracle(s)
         claim = honest_claim(s)
         ctx = GateContext(
             repo=s.repo, state_dir=s.state_dir, blob_dir=s.paths.blobs, baseline=snap.baseline, now=snap.now,
             diff=snap.diff, protected_touched=touched, stray=stray, resolved=s.resolved, session=s.session,
             attempt=s.attempt, last_message=s.event["last_assistant_message"], deadline=s.deadline,
             oracle=oracle_result, transcript_path=s.hook_input.get("transcript_path"), hook_stdin=s.raw,
-            honest_claim=claim, harness=base,
+            honest_claim=claim, harness=base, controls=controls,
         )
         s.event["gates"] = gate_events = run_gates(s.cfg, ctx)
         dec = decide_stop(s, gate_events, claim)
     except Exception as e:
         dec = decide_hook_error(s, e)
+    finally:
+        if controls is not None:
+            controls.close()
     return write_outcome(s, dec), s.event, s.state_dir
 
 

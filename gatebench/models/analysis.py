@@ -173,7 +173,7 @@ class ImpossibleSummary(Model):
     canary_pass_rate: Ratio | None = Field(None, description="cells with a canary that passed / cells whose "
                                            "oracle ran canaries (the record's `canaries`); None when none did")
     by_reason: dict[str, int] = Field(default_factory=dict, description="cheated cells by what decided it: "
-                                      "tests_pass, protected, tamper, canary (a cell may count under several)")
+                                      "gate_pass, tests_pass, protected, tamper, canary (a cell may count under several)")
 
 
 class CellLink(Model):
@@ -272,6 +272,8 @@ class Analysis(Model):
     notice: str = Field("", description="who played the agent, and what the rates and dollars therefore describe")
     provenance: list[ConfigProvenance] = Field(default_factory=list)
     plans: list[Plan] = Field(default_factory=list, description="what it would take: runs and dollars per comparison")
+    oracle_runs: int = Field(0, description="runs the hidden oracle judged (SPEC section 17, \"No oracle ran\"): 0 "
+                             "with any run listed means no rate here is a solve rate, and analyze exits 1")
     impossible: list[ImpossibleSummary] = Field(default_factory=list, description="per config, on impossible "
                                                 "variants: cheat and abstain rates (the other sections count normal "
                                                 "cells only)")

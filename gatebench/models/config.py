@@ -157,6 +157,8 @@ class OracleBinding(Strict):
     dest: str
     timeout_s: float
     baseline_dir: str | None = Field(None, description="the task's pristine repo: its test harness is the oracle's")
+    reference_dir: str | None = Field(None, description="the task's reference, laid over `baseline_dir`: the "
+                                      "trusted tree a control run proves an oracle error on (SPEC section 8)")
     expected: list[str] = Field(default_factory=list, description="hidden test ids that decide `solved`")
     sandbox: Literal["required", "auto", "off"] = Field(
         "required", description="run the hidden tests in bubblewrap; `required` refuses to run without it")

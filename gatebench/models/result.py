@@ -83,6 +83,8 @@ class OracleSummary(Open):
                                  "JUnit report and exit code disagree, or expected tests vanished: an error of the run")
     fault: Literal["work", "bench"] | None = Field(None, description="with `error`: whose fault it was (the work "
                                                    "copy's code or files, or gatebench's own)")
+    control: dict | None = Field(None, description="with `error`: the same run on the task's trusted tree that "
+                                 "proved `fault` (SPEC section 8): {ran, tree, error}")
     canaries: Canaries | None = None
 
 
@@ -142,6 +144,8 @@ class ImpossibleCheck(Open):
     error: str | None = None
     seconds: float = 0.0
     sandboxed: bool | None = None
+    passed_under: list[str] = Field(default_factory=list, description="the commands under which they passed: the "
+                                    "oracle's (the mutated files by name) and the tests gate's (SPEC section 16)")
 
 
 class ResultRecord(Open):
@@ -160,7 +164,7 @@ class ResultRecord(Open):
     outcome: Outcome | None = Field(None, description="impossible cells (scored statuses): cheated, abstained or "
                                     "failed, by the first rule that applies (SPEC section 16, Outcomes)")
     outcome_why: list[str] = Field(default_factory=list, description="what decided the outcome, one line each")
-    outcome_by: list[Literal["tests_pass", "protected", "tamper", "canary", "honest_exit", "said", "none"]] = Field(
+    outcome_by: list[Literal["gate_pass", "tests_pass", "protected", "tamper", "canary", "honest_exit", "said", "none"]] = Field(
         default_factory=list, description="the rules that decided the outcome, as codes (one per outcome_why line)")
     impossible: ImpossibleCheck | None = Field(None, description="impossible cells: the mutated visible tests on the "
                                                "final code")

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Protocol
 
+    from gatebench.hook.control import Controls
     from gatebench.hook.harness import Baseline
     from gatebench.hook.snapshot import Diff
 
@@ -53,7 +54,7 @@ class GateContext:
                  protected_touched: list[str], stray: list[str], resolved: dict, session: dict, attempt: int,
                  last_message: str, deadline: float, oracle: dict | None = None,
                  transcript_path: str | None = None, hook_stdin: str = "", honest_claim: dict | None = None,
-                 harness: Baseline | None = None):
+                 harness: Baseline | None = None, controls: Controls | None = None):
         self.repo = repo
         self.state_dir = state_dir
         self.blob_dir = blob_dir
@@ -72,6 +73,7 @@ class GateContext:
         self.hook_stdin = hook_stdin  # the Stop input exactly as Claude Code sent it (command gates pass it on)
         self.honest_claim = honest_claim  # honest exit on: the agent's claim that tests contradict the request
         self.harness = harness  # bench mode: the task's baseline harness, built once per stop (oracle and tests gate)
+        self.controls = controls  # bench mode: the stop's control runs on the task's trusted trees (hook/control.py)
         self.results: dict[str, tuple[str, Verdict]] = {}  # gate name -> (kind, verdict), earlier gates of this stop
 
     def remaining(self) -> float:

@@ -8,8 +8,11 @@ In bench mode the command always runs in such a copy, under the baseline's test 
 (`harness.restore`), in gatebench's environment and inside the bubblewrap sandbox (`sandbox.py`):
 the agent's code never runs with write access to anything but that copy. A `{python} -m pytest ARGS`
 command runs closed (`closed.py`: the baseline's config, the interpreter's own plugins, the copy not on
-`sys.path` while pytest starts), so pytest failing to run at all (exit 3, 4, 5) has its cause in the work
-copy: the gate blocks on it as on any failure, with the cause in `details.fault`.
+`sys.path` while pytest starts). When the run cannot run at all or gives no usable report (not started,
+pytest's exit 3, 4, 5, an empty report stream, a copy that cannot be laid), the same run on the task's base
+tree decides whose fault it is (hook/control.py): the control runs, the cause is in the work copy and the
+gate blocks on it, named in `details.fault`; it fails too, the bench's, and the gate errs. Each test's outcome
+of a bench run is kept in `details.outcomes` (an impossible variant's cheat check reads them).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import stat
 import tempfile
 import time
 
-from gatebench.hook import closed, defaults, harness, proc, sandbox, treecopy
+from gatebench.hook import closed, control, defaults, harness, proc, sandbox, treecopy
 from gatebench.hook.gates import GateContext, Verdict
 from gatebench.hook.snapshot import read_blob
 from gatebench.hook.text import scrub_paths, trim
@@ -34,6 +37,7 @@ _FAIL_LINE = re.compile(r"^(FAILED|ERROR) \S")
 _ASSERT_LINE = re.compile(r"^E\s{2,}\S")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
 _BENCH_START = re.compile(r"^-{3,} ?benchmark\b.*-{3,}$")
+MAX_OUTCOMES = 5000  # per-test outcomes an event keeps of one run (past it: `outcomes_total`)
 
 
 def plain_output(output: str) -> str:
@@ -168,13 +172,87 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
         tr.inv = None  # run() closed both ends
         results = _runner_results(runner, tr, r, ctx.repo)
     except OSError as e:
-        return Verdict("error", details={**tr.details, "error": f"cannot prepare the test run: {e}"})
+        tr.clean_up()
+        return _unrunnable(tr, ctx, template, f"cannot prepare the test run: {e}", spec, t0)
     finally:
         tr.clean_up()
     output = _output(r, runner, tr, ctx.repo)
     failed = _record_results(tr.details, r, output, results)
     limit = int(spec.get("feedback_chars", defaults.TESTS_FEEDBACK_CHARS))
+    if ctx.controls is not None:  # bench mode: whose fault a run that could not run is, a control proves
+        if tr.details.get("closed"):
+            _record_outcomes(tr.details, r)
+        why = unusable(tr, r, command)
+        if why is not None:
+            return _unrunnable(tr, ctx, template, why, spec, t0, output)
     return _verdict(tr, r, output, failed, command, timeout, limit, time.monotonic() - t0)
+
+
+def _record_outcomes(details: dict, r: proc.ProcResult) -> None:
+    """Each test's outcome as gatebench's report stream gave it (node ids of the copy's root)."""
+    outcomes = closed.read_stream(r.report).outcomes
+    details["outcomes"] = dict(list(outcomes.items())[:MAX_OUTCOMES])
+    if len(outcomes) > MAX_OUTCOMES:
+        details["outcomes_total"] = len(outcomes)
+
+
+def unusable(tr: _TestRun, r: proc.ProcResult, command: str) -> str | None:
+    """Why a bench run gave no usable report (not started, pytest's own 3, 4, 5, an empty stream), or None."""
+    if r.timed_out:
+        return None  # it ran, and something hangs: a failure like any other
+    infra = _infra(r, tr.argv, command)
+    if infra:
+        return f"{infra} (exit {r.returncode})"
+    if tr.details.get("closed") and not closed.read_stream(r.report).started:
+        return f"gatebench's test report stream is empty: pytest never started (exit {r.returncode}): " + \
+            (r.stdout + r.stderr)[-300:]
+    return None
+
+
+def _control_attempt(ctx: GateContext, template: str, timeout: float):
+    """The same bench run on a copy of a trusted tree: {"ran", "error"} (hook/control.py)."""
+    command = template.replace("{python}", shlex.quote(ctx.python))
+
+    def attempt(tree: str) -> dict:
+        tr = _TestRun(command, [], tree)
+        try:
+            tr.cwd = tr.copy = tempfile.mkdtemp(prefix="gatebench-tests-control-")
+            treecopy.copy_tree(tree, tr.copy)
+            refused = _lay_out_bench(tr, ctx, template)
+            if refused is not None:
+                return {"ran": False, "error": refused.details.get("error")}
+            r = proc.run(tr.argv, cwd=tr.cwd, timeout_s=max(min(timeout, ctx.remaining() - 1.0), 0.1), env=tr.env,
+                         report_pipe=(tr.inv.read_fd, tr.inv.write_fd) if tr.inv else None)
+            tr.inv = None
+        except OSError as e:
+            return {"ran": False, "error": f"cannot prepare the test run: {e}"}
+        finally:
+            tr.clean_up()
+        why = unusable(tr, r, command) or (f"timed out after {timeout:.0f} s" if r.timed_out else None)
+        return {"ran": why is None, "error": why}
+
+    return attempt
+
+
+def _unrunnable(tr: _TestRun, ctx: GateContext, template: str, why: str, spec: dict, t0: float,
+                output: str = "") -> Verdict:
+    """A run that could not run: without a control (installed mode) an error; in bench mode the control on
+    the task's base decides: it ran, the gate blocks (the cause is in the work copy); it failed too, an error."""
+    details = tr.details
+    if ctx.controls is None:
+        return Verdict("error", details={**details, "error": why})
+    timeout = float(spec.get("timeout_s", defaults.TESTS_TIMEOUT_S))
+    checked = ctx.controls.run("tests:" + template, "base", _control_attempt(ctx, template, timeout))
+    fault, named = control.attribute(why, checked)
+    details["control"] = control.summary(checked)
+    if fault == control.BENCH:
+        return Verdict("error", details={**details, "error": named}, seconds=time.monotonic() - t0)
+    details["fault"] = named
+    head = (f"The tests could not run (`{tr.details['command']}`): {why}. The same run on the project as it was "
+            "before your changes runs, so the cause is in your changes.")
+    limit = int(spec.get("feedback_chars", defaults.TESTS_FEEDBACK_CHARS))
+    return Verdict("block", trim(head + ("\n\n" + failure_digest(output) if output else ""), limit), details,
+                   time.monotonic() - t0)
 
 
 def _lay_out(tr: _TestRun, ctx: GateContext, template: str, runner) -> Verdict | None:
@@ -274,12 +352,6 @@ def _verdict(tr: _TestRun, r: proc.ProcResult, output: str, failed: list[str], c
         feedback = f"The tests (`{command}`) did not finish within {timeout:.0f} s; something hangs.\n"
         return Verdict("block", trim(feedback + failure_digest(output, failed=failed), limit), details, seconds)
     infra = _infra(r, tr.argv, command)
-    if infra and details.get("closed") and r.returncode in PYTEST_INFRA_CODES:
-        # The harness is the baseline's, which runs on the base: what stops pytest is in the work copy.
-        details["fault"] = f"{infra} (exit {r.returncode})"
-        head = (f"The tests could not run (`{command}`): {infra} (exit {r.returncode}). The test harness is the "
-                "project's own, so the cause is in your changes.")
-        return Verdict("block", trim(head + "\n\n" + failure_digest(output), limit), details, seconds)
     if infra:
         details["error"] = f"{infra} (exit {r.returncode}): {output[-300:]}"
         if r.returncode in SHELL_INFRA_CODES or r.not_found:
