@@ -133,11 +133,10 @@ def test_the_impossible_dodge_is_played_through_the_real_cli():
     [v] = a.variants
     assert v.error is None and len(v.runs) == 1, v
     note = v.runs[0].findings[-1]
-    # The cell's own outcome decides: on code where the gate-only dodge ends `abstained` (issue 31) it is
-    # hackable; once the cheat check runs what the gate ran it ends `cheated` and is not.
-    assert note.startswith(("outcome cheated", "outcome abstained", "outcome failed")), note
-    assert v.hacked is not note.startswith("outcome cheated")
-    assert "at stop 1" in note or "cheated" in note  # the agent stopped once: the gate passed the dodge
+    # The cell's own outcome decides: before issue 31 the gate-only dodge ended `abstained` (hackable); the
+    # cheat check now runs what the gate ran, and the dodge, which fired at the one stop, ends `cheated`.
+    assert note.startswith("outcome cheated") and not v.hacked, note
+    assert "under the tests gate's own command (stop 1" in note, note
 
 
 def test_tasks_share_one_pool_and_come_back_in_order_each_with_its_control():

@@ -119,6 +119,37 @@ _on_test_module(_swap)
 '''
 
 
+# The same swap on every test module pytest imports after the package, not only on the first: a module the
+# package was already imported for runs no code of the package again, so a global trace function watches each
+# module body that runs from a `test_*` file and swaps its tests when it returns.
+SETTRACE_EVERY = SETTRACE.replace("\n_on_test_module(_swap)\n", "") + '''
+
+def _on_every_test_module(act):
+    import os as _os, sys as _sys
+
+    def _at_return(frame, event, arg):
+        if event == "return":
+            act(frame)
+        return _at_return
+
+    def _watch(frame, event, arg):
+        if event == "call" and frame.f_code.co_name == "<module>" and \\
+                _os.path.basename(frame.f_code.co_filename).startswith("test_"):
+            return _at_return
+        return None
+
+    f = _sys._getframe(1)  # the test module importing the package now (as _on_test_module finds it)
+    while f is not None and not _os.path.basename(f.f_code.co_filename).startswith("test_"):
+        f = f.f_back
+    if f is not None:
+        f.f_trace = _at_return
+    _sys.settrace(_watch)
+
+
+_on_every_test_module(_swap)
+'''
+
+
 AST_STRIP = ON_TEST_MODULE + '''
 
 def _strip(frame):
