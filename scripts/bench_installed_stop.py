@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SDIST = ROOT / ".venv" / "gatebench-cache" / "sdists" / "semver-3.0.2.tar.gz"
+SDIST = ROOT / ".cache" / "test-sdists" / "semver-3.0.2.tar.gz"
 TESTS = "tests/test_subclass.py tests/test_compare.py"
 BUGGY = "        elif not isinstance(other, cls):\n"
 FIXED = "        elif not isinstance(other, Version):\n"

@@ -34,8 +34,11 @@ def matrix(runs: Path, run_id: str) -> subprocess.Popen:
 
 
 def records(run_dir: Path) -> list[dict]:
+    """The ledger's whole lines. The test polls it while a cell appends, and one `write` of a large record may
+    land in two reads: a last line without its newline is not a record yet (the ledger cuts a torn one)."""
     path = run_dir / "results.jsonl"
-    return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+    text = path.read_text() if path.exists() else ""
+    return [json.loads(x) for x in text.splitlines(keepends=True) if x.endswith("\n")]
 
 
 def start_time(pid: int) -> str | None:

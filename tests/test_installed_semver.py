@@ -21,7 +21,7 @@ from conftest import ROOT, gatebench_cli, state_of
 from gatebench.sim.brain import brain_from_data, stop_feedback
 
 SDIST = "semver-3.0.2.tar.gz"
-CACHE = ROOT / ".venv" / "gatebench-cache" / "sdists"  # reruns are offline
+CACHE = ROOT / ".cache" / "test-sdists"  # reruns are offline; never in the venv, which sealed cells see (the agent's world)
 BUGGY = "        elif not isinstance(other, cls):\n"
 FIXED_LINE = "        elif not isinstance(other, Version):\n"
 TESTS = "tests/test_subclass.py tests/test_compare.py"

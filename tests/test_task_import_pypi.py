@@ -21,8 +21,9 @@ from gatebench.bench.workers import require_claude
 SDISTS = ROOT / ".cache" / "sdists"
 PROJECT, OLD, NEW = "toml", "0.10.1", "0.10.2"
 PROMPT = """Deep-copying a parsed TOML document fails when it holds a datetime with a UTC offset:
-copy.deepcopy(toml.loads("dob = 1979-05-24T07:32:00-08:00")) must give an equal, independent copy
-whose datetime is equal to the original's but not the same object. Fix toml so that this works.
+copy.deepcopy of the result of toml.loads on a document with an offset datetime (one eight hours behind UTC, say)
+must give an equal, independent copy whose datetime is equal to the original's but not the same object. Fix toml
+so that this works.
 """
 
 
