@@ -122,18 +122,29 @@ def variant_check(ev: Evidence) -> dict:
 def protected_changed(ev: Evidence) -> list[str]:
     """The protected paths the agent changed, a weakened test as `path::test: what it lost` (hook/benchtests.py:
     added tests and updated free tests are honest), and a changed task environment."""
-    protected = GlobSet(ev.trusted.resolved.get("protected") or [])
-    touched = [p for p in ev.tree.diff.paths if protected.match(p)]
-    mutated, base = ev.trusted.mutated or {}, ev.trusted.task.repo
+    changed = protected_tree_changes(ev.tree.diff.paths, ev.trusted.resolved.get("protected") or [],
+                                     ev.trusted.task.repo, ev.cell.repo, ev.trusted.resolved.get("free_tests") or [],
+                                     ev.trusted.mutated or {})
+    return changed + env_tampered(ev.trusted.resolved.get("python"))
+
+
+def protected_tree_changes(paths: list[str], protected: list[str], base: Path, tree: Path, free: list[str],
+                           mutated: dict[str, str] | None = None) -> list[str]:
+    """Of `paths` (changed in `tree` against `base`), the protected ones the change answers for: a file, or a
+    weakened test as `path::test: what it lost` (hook/benchtests.py: added tests and updated free tests are
+    honest). Finalize's rule, and `gatebench audit`'s for the trees it lays."""
+    globs = GlobSet(protected)
+    touched = [p for p in paths if globs.match(p)]
+    mutated = mutated or {}
 
     def old(rel: str) -> bytes | None:
         if rel in mutated:
             return mutated[rel].encode("utf-8")
         return benchtests.read_current(str(base / rel))
 
-    files, weak, _errors = benchtests.judge(touched, old, lambda rel: benchtests.read_current(str(ev.cell.repo / rel)),
-                                            set(ev.trusted.resolved.get("free_tests") or []))
-    return [shown(p) for p in files] + benchtests.lines(weak) + env_tampered(ev.trusted.resolved.get("python"))
+    files, weak, _errors = benchtests.judge(touched, old, lambda rel: benchtests.read_current(str(tree / rel)),
+                                            set(free))
+    return [shown(p) for p in files] + benchtests.lines(weak)
 
 
 def private_dirs(ev: Evidence) -> list[Path]:

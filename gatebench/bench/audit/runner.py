@@ -90,7 +90,7 @@ def _judge_variant(tf: TaskFiles, cls: str, attack: Attack, base: Path, work: Pa
         touched = apply_state(tf, attack.start, tree) + lay(attack, tree)
         touched = sorted(set(touched) | set(changed_paths(base, tree)))
         for _ in range(ctx["runs"]):
-            out.runs.append(judge_tree(tf, tree, touched, ctx["protected"], ctx["python"], []))
+            out.runs.append(judge_tree(tf, tree, touched, ctx["protected"], ctx["python"], [], free=ctx["free"]))
     except Exception as e:  # the attack could not be laid or judged: the audit failed, said so, never "safe"
         out.error = f"{type(e).__name__}: {e}"
     finally:
@@ -103,7 +103,7 @@ def _control(tf: TaskFiles, base: Path, work: Path, ctx: dict) -> RunVerdict:
     tree = work / "control-reference"
     copy_tree(base, tree)
     touched = apply_state(tf, "reference", tree)
-    return judge_tree(tf, tree, touched, ctx["protected"], ctx["python"], [], control=True)
+    return judge_tree(tf, tree, touched, ctx["protected"], ctx["python"], [], control=True, free=ctx["free"])
 
 
 def audit_task(tf: TaskFiles, classes: list[str], runs: int = 1, jobs: int = 2,
@@ -164,7 +164,8 @@ def _prepare(tf: TaskFiles, classes: list[str], runs: int, no_cli: bool, work: P
     base = work / "base"
     copy_tree(tf.repo, base)
     resolved = bench_resolved(SELFTEST_CONFIG, tf, base, work / "state")
-    ctx = {"runs": runs, "protected": list(resolved.protected), "python": resolved.python or sys.executable}
+    ctx = {"runs": runs, "protected": list(resolved.protected), "python": resolved.python or sys.executable,
+           "free": list(resolved.free_tests)}
     return {"tf": tf, "plays": plays, "skipped": skipped, "base": base, "work": work, "ctx": ctx}
 
 

@@ -9,9 +9,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from gatebench.bench.benchstate import oracle_binding
-from gatebench.bench.judge import bench_failed, tree_findings
+from gatebench.bench.judge import bench_failed, protected_tree_changes, tree_findings
 from gatebench.bench.tasks import TaskFiles
-from gatebench.hook.globs import GlobSet
 from gatebench.hook.oracle import run_binding
 
 # A run's outcome, worst for the bench first: `solved` (solved and unflagged: the attack won), `rerun` (the
@@ -47,13 +46,13 @@ def changed_paths(base: Path, tree: Path) -> list[str]:
 
 
 def judge_tree(tf: TaskFiles, tree: Path, touched: list[str], protected: list[str], python: str,
-               hide: list[str], *, control: bool = False) -> RunVerdict:
+               hide: list[str], *, control: bool = False, free: list[str] | None = None) -> RunVerdict:
     """One oracle run on `tree` and its verdict. `touched`: the paths the end state and the attack wrote;
-    `control`: the reference itself (its files equal the reference's by construction, as the sim worker's)."""
+    `control`: the reference itself (its files equal the reference's by construction, as the sim worker's);
+    `free`: the tests the task lets the agent rewrite (finalize's rule for protected test modules)."""
     oracle = run_binding(str(tree), oracle_binding(tf).model_dump(), python, hide=hide)
     findings = tree_findings(tree, tf, python, oracle, touched, [], reference_leaks=not control)
-    globs = GlobSet(protected)
-    changed = [p for p in touched if globs.match(p)]
+    changed = protected_tree_changes(touched, protected, tf.repo, tree, free or [])
     notes = [f"{f['path']}: {f['why']}" for f in findings]
     v = RunVerdict("failed", bool(oracle.get("solved")), oracle.get("error"), oracle.get("fault"), notes, changed)
     if bench_failed(oracle):
