@@ -101,8 +101,10 @@ def matrix_cmd(runs: Path, run_id: str, *extra: str) -> list[str]:
 
 
 def records(runs: Path, run_id: str) -> list[dict]:
+    """The ledger's whole lines: polled while a cell appends, a last line without its newline is no record yet."""
     path = runs / run_id / "results.jsonl"
-    return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+    text = path.read_text() if path.exists() else ""
+    return [json.loads(x) for x in text.splitlines(keepends=True) if x.endswith("\n")]
 
 
 RUN_ENV = "GATEBENCH_TEST_RUN"  # set on every matrix this test starts; inherited by its fork server and cells
