@@ -127,8 +127,15 @@ def cell_leftovers(run_dir: Path) -> list[str]:
                 continue
             if mine in env:
                 pids.add(int(name))
-    return [Path(f"/proc/{p}/cmdline").read_bytes()[:200].decode(errors="replace") for p in pids
-            if Path(f"/proc/{p}").exists()]
+    return [c for c in map(_cmdline, sorted(pids)) if c is not None]
+
+
+def _cmdline(pid: int) -> str | None:
+    """A process's command line, None once it is gone (it may exit between the listing and the read)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()[:200].decode(errors="replace")
+    except OSError:
+        return None
 
 
 def wait_no_leftovers(run_dir: Path, timeout: float = 90) -> list[str]:
