@@ -21,11 +21,11 @@ import shutil
 from pathlib import Path
 
 from gatebench.errors import UsageError
+from gatebench.hook.sandbox import SYSTEM_DIRS, system_binds
 
 WORLD_FILE = "world.json"  # in the cell's state dir (outside the world)
 STOP_SOCKET = "gatebench-stop.sock"  # in the worker's TMPDIR: bound in, hidden from sandboxed Bash
 CLIENT_SCRIPT = str(Path(__file__).resolve().parent / "stop_client.py")
-SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 WORLD_VERSION = 1
 RESOLV = "/etc/resolv.conf"
 
@@ -111,11 +111,7 @@ def wrap(argv: list[str], world: dict, claude: str) -> list[str]:
         raise UsageError("bwrap (bubblewrap) is not installed: the agent's world needs it; scripts/setup installs it")
     args = [bwrap, "--unshare-user", "--uid", str(os.getuid()), "--gid", str(os.getgid()), "--unshare-pid",
             "--unshare-ipc", "--die-with-parent"]
-    for d in SYSTEM_DIRS:
-        if os.path.islink(d):
-            args += ["--symlink", os.readlink(d), d]
-        elif os.path.isdir(d):
-            args += ["--ro-bind", d, d]
+    args += system_binds()
     args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", *_mounts(world, claude)]
     resolv = os.path.realpath(RESOLV)  # a link into /run (systemd-resolved): the real API's host names need it
     if os.path.islink(RESOLV) and not _system(resolv):

@@ -20,6 +20,18 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "
 _available: dict[str, str | None] = {}
 
 
+def system_binds() -> list[str]:
+    """bwrap arguments for the system folders, read-only (a merged-/usr link kept a link): the floor of
+    every sandbox gatebench builds, ring 2's and the agent's world."""
+    args: list[str] = []
+    for d in SYSTEM_DIRS:
+        if os.path.islink(d):
+            args += ["--symlink", os.readlink(d), d]
+        elif os.path.isdir(d):
+            args += ["--ro-bind", d, d]
+    return args
+
+
 class SandboxUnavailable(Exception):
     """bwrap is missing or cannot create its namespaces on this machine."""
 
@@ -116,11 +128,7 @@ def wrap(argv: list[str], *, writable: list[str], cwd: str, python: str, hide: l
         raise SandboxUnavailable(why)
     args = [bwrap_path() or "bwrap", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
             "--die-with-parent", "--new-session"]
-    for d in SYSTEM_DIRS:
-        if os.path.islink(d):
-            args += ["--symlink", os.readlink(d), d]
-        elif os.path.isdir(d):
-            args += ["--ro-bind", d, d]
+    args += system_binds()
     args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     ro = python_roots(python)
     for r in ro:
