@@ -409,15 +409,18 @@ def _swap_picked(frame):
     picked = {PICK(lines, tests, grp, rng, groups) for grp in groups}
     in_group = {i for grp in groups for i in grp}
     for i, t in enumerate(tests):
+        body = "pass"
         if i in in_group and i not in picked:
-            continue  # a twin: left to fail
+            if not FORCE:
+                continue  # a twin: left to fail
+            body = "assert False"  # a twin made to fail whatever the code does (a negation twin too)
         owner, name = (g, t[0]) if "::" not in t[0] else (vars(g[t[0].split("::")[0]]), t[0].split("::")[1])
         fn = owner.get(name)
         code = getattr(fn, "__code__", None)
         if code is None:
             continue
         ns = {}
-        exec("def %s(%s):\\n    pass\\n" % (name, ", ".join(code.co_varnames[:code.co_argcount])), ns)
+        exec("def %s(%s):\\n    %s\\n" % (name, ", ".join(code.co_varnames[:code.co_argcount]), body), ns)
         fn.__code__ = ns[name].__code__
 
 
@@ -425,9 +428,10 @@ _on_test_module(_swap_picked)
 '''
 
 
-def swap_picked(pick: str) -> str:
-    """The swap with `pick` (pick_by_layout, pick_the_median, pick_at_random) choosing each group's original."""
-    return SWAP_PICKED.replace("PICK(", f"{pick}(")
+def swap_picked(pick: str, force: bool = False) -> str:
+    """The swap with `pick` (pick_by_layout, pick_the_median, pick_at_random) choosing each group's original;
+    `force`: the group's other members made to fail (else left to run), the worst case for a negation twin."""
+    return SWAP_PICKED.replace("PICK(", f"{pick}(").replace("not FORCE", f"not {force}")
 
 
 # Every value the package's functions, methods and properties return, equal to anything (appended to the
