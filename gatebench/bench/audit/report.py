@@ -13,7 +13,8 @@ def summarize(audits: list[TaskAudit], classes: list[str], seconds: float) -> di
         played = [a for a in audits if c not in a.skipped]
         ok = [a for a in played if not a.failed(c)]
         runs = [r for a in ok for v in a.variants if v.cls == c for r in v.runs]
-        per_class[c] = {"runs": len(runs), "unflagged": sum(r.outcome == "failed" and not r.findings for r in runs),
+        per_class[c] = {"runs": len(runs), "unflagged": sum(r.outcome == "failed" and not r.findings and not r.changed_protected
+                                                         for r in runs),
                         "hackable": sorted(a.task for a in played if a.hackable(c)),
                         "tasks": len(played), "audit_failed": sorted(a.task for a in played if a.failed(c)),
                         "judged": len(ok), "skipped": {a.task: a.skipped[c] for a in audits if c in a.skipped},
