@@ -9,10 +9,12 @@ For each bundled task, on its reference end state, alternates (so machine load h
 - `closed`: the closed harness and gatebench's report stream, no canaries;
 - `legacy`: the canaries as before issue 31 (one twin per test, laid into the source's own bytes:
   tests/legacy_twin_layout.py);
+- `before`: the canaries as before their cost was cut (pytest rewrote the printed module's asserts, and every
+  printed module was parsed again);
 - `canaries`: what every bench run does now (closed, every expected test twinned up to the cap, k twins each,
-  the module printed anew by hook/render.py).
-Prints the median wall and CPU seconds (this process and its children) of each, canaries / old and canaries /
-legacy (what issue 31's printer and k twins cost over the one-twin layout). By
+  the module printed anew by hook/render.py, marked PYTEST_DONT_REWRITE).
+Prints the median wall and CPU seconds (this process and its children) of each, before / old, canaries / old,
+canaries / closed and canaries / legacy (what issue 31's printer and k twins cost over the one-twin layout). By
 default every arm runs unsandboxed (`--sandbox off`), so that pytest's CPU seconds are accounted to this process
 (bwrap's are not) and the CPU ratio, steadier than wall time on a shared machine, is the one judged; the sandbox
 costs every arm alike (scripts/bench_sandbox.py). `--sandbox required` measures wall time as the bench runs. `--imported` also imports more-itertools 10.1.0 -> 10.2.0
@@ -73,7 +75,27 @@ def arms(tf, repo: Path, python: str) -> dict:
         finally:
             canaries.render.render = real
 
-    return {"old": old, "closed": closed, "legacy": legacy,
+    def before(**kw) -> dict:
+        # The printer as before the cost fix: the module's asserts left to pytest to rewrite, and every printed
+        # module parsed again (now only one with an f-string).
+        import ast
+
+        from gatebench.hook import render
+
+        real, unrewritten = render.render, render._unrewritten
+
+        def printed(*a, **k):
+            d = real(*a, **k)
+            ast.parse(d.source)
+            return d
+
+        render.render, render._unrewritten = printed, lambda body: body
+        try:
+            return run_binding(str(repo), b, python, canaries=kw)
+        finally:
+            render.render, render._unrewritten = real, unrewritten
+
+    return {"old": old, "closed": closed, "legacy": legacy, "before": before,
             "canaries": lambda **kw: run_binding(str(repo), b, python, canaries=kw)}
 
 
@@ -118,7 +140,8 @@ def bundled(tids: list[str], rounds: int) -> list[tuple]:
             rows.append((tid, twins, med, cpu))
             print(f"{tid}: old {med['old']:.2f} s, closed {med['closed']:.2f} s, canaries ({twins} twins) "
                   f"{med['canaries']:.2f} s: {med['canaries'] / med['old']:.2f}x wall, "
-                  f"{cpu['canaries'] / cpu['old']:.2f}x CPU", file=sys.stderr)
+                  f"{cpu['canaries'] / cpu['old']:.2f}x CPU (before: {cpu['before'] / cpu['old']:.2f}x)",
+                  file=sys.stderr)
     return rows
 
 
@@ -181,11 +204,13 @@ def main() -> int:
     if rows:
         print(f"medians of {args.rounds} alternating rounds, sandbox {SANDBOX}; wall seconds, then CPU seconds (this "
               "process and its children: steadier on a shared machine; sandboxed, the children's are not counted)")
-        head = f"{'old':>6} {'closed':>7} {'legacy':>7} {'canaries':>8} {'x old':>6} {'x legacy':>8}"
+        head = (f"{'old':>6} {'closed':>7} {'legacy':>7} {'before':>7} {'canaries':>8} {'before x':>8} {'x old':>6} "
+                f"{'x closed':>8} {'x legacy':>8}")
         print(f"{'task':5} {'tests':>5} {head} | {head}")
         for tid, twins, w, c in rows:
             cells = [" ".join([f"{d['old']:>6.2f}", f"{d['closed']:>7.2f}", f"{d['legacy']:>7.2f}",
-                               f"{d['canaries']:>8.2f}", f"{d['canaries'] / d['old']:>6.2f}",
+                               f"{d['before']:>7.2f}", f"{d['canaries']:>8.2f}", f"{d['before'] / d['old']:>8.2f}",
+                               f"{d['canaries'] / d['old']:>6.2f}", f"{d['canaries'] / d['closed']:>8.2f}",
                                f"{d['canaries'] / d['legacy']:>8.2f}"]) for d in (w, c)]
             print(f"{tid:5} {twins:>5} {cells[0]} | {cells[1]}")
     if args.imported:

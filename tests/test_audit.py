@@ -147,3 +147,47 @@ def test_tasks_share_one_pool_and_come_back_in_order_each_with_its_control():
     for a in audits:  # each task judged on its own tree: its own control, its own variants
         assert a.control_ok and [v.cls for v in a.variants] == ["harness_void"] * len(a.variants) and a.variants
         assert a.seconds >= sum(v.seconds for v in a.variants) > 0
+
+
+class Middle:
+    """The printer draws the original's place in its group with randint: here it is always the middle."""
+
+    def __init__(self, r):
+        self.r = r
+
+    def randint(self, a, b):
+        return (a + b) // 2
+
+    def sample(self, *a):
+        return self.r.sample(*a)
+
+
+def value_twins_only(source, twin_of, rng, **kw):
+    """A weak oracle (with `Middle`): twins of value sites only, the original always in the middle of its group's
+    values, its place not drawn at random: what the collected-items reader's median pick beats."""
+    from gatebench.hook import twins
+
+    _tree, tests = twins.collect(source, set(twin_of))
+    ordered = {t.qualname for t in tests if t.qualname in twin_of and t.sites
+               and any(e.ordered for e in t.sites[twin_of[t.qualname]].edits)}
+    return REAL_RENDER(source, {q: i for q, i in twin_of.items() if q in ordered}, rng, **kw)
+
+
+def test_the_collected_items_reader_wins_on_a_weak_oracle_and_is_flagged_against_the_printer(monkeypatch):
+    """The class reads no file: pytest's items, found through gc at collection's end, grouped by bytecode and
+    constants, each group's original voided through Item.obj."""
+    from gatebench.bench.audit.classes import collected_items
+
+    tf = load_task("T1")
+    every = collected_items.attacks(tf)
+    assert [a.name for a in every][:1] == ["items_by_code"] and len(every) > 1  # and over each wrong fix
+    monkeypatch.setattr(collected_items, "attacks", lambda tf: every[:1])
+    with monkeypatch.context() as m:
+        real = render.twin_texts
+        m.setattr(render, "twin_texts", lambda site, k, r: real(site, k, Middle(r)))
+        weak = audit_task(tf, ["collected_items"], runs=2, printer=value_twins_only)
+    assert weak.control_ok and [r.outcome for r in weak.variants[0].runs] == ["solved", "solved"], \
+        [r.to_dict() for r in weak.variants[0].runs]
+    new = audit_task(tf, ["collected_items"], runs=2)
+    assert new.control_ok and not new.hackable("collected_items")
+    assert all(any("canary of" in f for f in r.findings) for r in new.variants[0].runs)  # every guess costs

@@ -175,3 +175,39 @@ def test_a_negation_twin_passing_beside_its_failing_original_is_no_finding():
     _o, c = canaries.judge({"t.py::test_a": "failed", "t.py::test_b": "failed", "t.py::test_c": "passed",
                             "t.py::test_d": "passed"}, plan)
     assert c["passed"] == ["t.py::test_n"] and c["contradicted"] == ["t.py::test_n"]
+
+
+def test_a_wrong_guess_on_a_negation_leaves_the_code_s_own_outcomes_and_on_a_value_twin_a_finding():
+    """Why a wrong guess on a negation twin cannot be flagged (SPEC section 8): on wrong code the swap that voids
+    the twin and lets (or makes) the original fail leaves exactly the outcomes the code gives unaided, so a
+    verdict flagging it would flag the honest wrong answer. A value twin's wrong guess makes a twin pass that the
+    code fails unaided: a finding."""
+    from gatebench.hook import render
+
+    source = "def test_v():\n    assert f() == 17\n\n\ndef test_n():\n    assert f() < 10\n"
+    d = render.render(source, {"test_v": 0, "test_n": 0}, random.Random(4))
+    kinds = {f"t.py::{q}": s.kind for q, s in d.sites.items()}
+    assert kinds == {"t.py::test_v": "value", "t.py::test_n": "negate"}
+    plan = canaries.Plan(files={"t.py": d.names}, twinned=sorted(kinds), kinds=kinds)
+
+    def outcomes(voided: set[str]) -> dict[str, str]:
+        ns: dict = {"f": lambda: 12}  # wrong code: 12, not 17, and not below 10
+        exec(d.source, ns)
+        out = {}
+        for name in d.names:
+            try:
+                None if name in voided else ns[name]()
+                out[f"t.py::{name}"] = "passed"
+            except AssertionError:
+                out[f"t.py::{name}"] = "failed"
+        return out
+
+    unaided = outcomes(set())
+    for orig in ("test_v", "test_n"):
+        for twin in (n for n, (o, is_twin) in d.names.items() if o == orig and is_twin):
+            guessed = outcomes({twin})  # the swap took the twin for the original
+            _o, c = canaries.judge(guessed, plan)
+            if orig == "test_n":
+                assert guessed == unaided and c["passed"] == []  # nothing to tell it from honest wrong code
+            else:
+                assert guessed != unaided and c["passed"] == ["t.py::test_v"]  # a twin passed: flagged

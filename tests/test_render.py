@@ -158,3 +158,32 @@ def test_k_twins_a_test_so_a_blind_guess_is_right_one_time_in_k_plus_one(k: int)
     assert all(b - a == render.twins.STEP for a, b in itertools.pairwise(values))
     every = render.render(module, {"test_n": 0}, random.Random(0), k=None)  # the proof: every option
     assert sum(twin for _o, twin in every.names.values()) == 2 * render.twins.LADDER
+
+
+def test_a_printed_module_with_twins_is_not_rewritten_by_pytest_and_its_outcomes_stay():
+    """Rewriting a module with k twins per test, and explaining every failing twin, was most of what canaries
+    cost (scripts/bench_canaries.py): the printer marks the module, and pytest leaves its asserts alone."""
+    from _pytest.assertion.rewrite import rewrite_asserts
+
+    with_doc = '"""Doc."""\nfrom __future__ import annotations\n\n\ndef test_a():\n    assert 1 + 1 == 2\n'
+    for source in (with_doc, with_doc.split("\n", 1)[1], "def test_a():\n    assert 1 + 1 == 2\n"):
+        d = render.render(source, {"test_a": 0}, random.Random(0))
+        tree = ast.parse(d.source)
+        assert render.DONT_REWRITE in (ast.get_docstring(tree) or ""), d.source
+        assert ast.get_docstring(tree).startswith("Doc.") == source.startswith('"""')  # type: ignore[union-attr]
+        before = ast.dump(tree)
+        rewrite_asserts(tree, d.source.encode())
+        assert ast.dump(tree) == before  # pytest rewrote nothing
+        ns: dict = {}
+        exec(compile(d.source, "t.py", "exec"), ns)
+        outcomes = {}
+        for name, (_orig, twin) in d.names.items():
+            try:
+                ns[name]()
+                outcomes[name] = "passed"
+            except AssertionError:
+                outcomes[name] = "failed"
+            assert outcomes[name] == ("failed" if twin else "passed")
+    # A module the run gives no twin is printed as it was, rewritten as before.
+    plain = render.render("def test_a():\n    assert 1 == 1\n", {}, random.Random(0))
+    assert render.DONT_REWRITE not in plain.source

@@ -360,7 +360,9 @@ def test_value_twins_and_their_original_form_one_run_in_which_the_original_sits_
     for seed in range(300):
         d = render.render(module, {"test_n": 0, "test_s": 0}, random.Random(seed))
         got: dict[str, list] = {"test_n": [], "test_s": []}
-        for fn in ast.parse(d.source).body:
+        doc, *fns = ast.parse(d.source).body
+        assert ast.literal_eval(doc.value) == render.DONT_REWRITE  # type: ignore[attr-defined]
+        for fn in fns:
             assert isinstance(fn, ast.FunctionDef) and isinstance(fn.body[0], ast.Assert)
             orig, twin = d.names[fn.name]
             got[orig].append((fn.body[0].test.comparators[0].value, twin))  # type: ignore[attr-defined]

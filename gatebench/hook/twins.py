@@ -340,8 +340,11 @@ def _negate_expr(lines: list[bytes], node: ast.expr) -> Edit:
 class _Finder:
     """Walks one test body in execution order and collects its sites."""
 
-    def __init__(self, lines: list[bytes], test: Test, helpers: dict[str, ast.FunctionDef]):
+    def __init__(self, lines: list[bytes], test: Test, helpers: dict[str, ast.FunctionDef],
+                 helper_best: dict[str, Site | None] | None = None):
         self.lines, self.test, self.helpers = lines, test, helpers
+        # A helper's best site, walked once per module: T12's helper is called 16 times, each walk a copy.
+        self.helper_best = helper_best if helper_best is not None else {}
         # Names bound by literal tables: parametrize argnames, and `for` targets over literal lists.
         self.tables: dict[str, list[ast.AST]] = {}
         self.seen: set[str] = set()  # names used so far (a table value already used as input cannot move)
@@ -453,12 +456,12 @@ class _Finder:
         """A call of a module-level helper that asserts: the twin calls a twin of the helper."""
         if not isinstance(call.func, ast.Name) or call.func.id not in self.helpers:
             return
-        helper = self.helpers[call.func.id]
-        inner = _Finder(self.lines, Test(call.func.id, helper), {})
-        inner.body(helper.body, True)
-        best = sorted(inner.sites, key=lambda s: s.rank)
-        if best:
-            s = best[0]
+        if call.func.id not in self.helper_best:
+            inner = _Finder(self.lines, Test(call.func.id, self.helpers[call.func.id]), {})
+            inner.body(inner.test.node.body, True)
+            self.helper_best[call.func.id] = min(inner.sites, key=lambda s: s.rank, default=None)
+        s = self.helper_best[call.func.id]
+        if s is not None:
             self.sites.append(Site(s.kind, certain and s.certain, s.line, f"in helper {call.func.id}: {s.what}",
                                    (*s.edits, Edit(*_span(call.func), f"@helper:{call.func.id}"))))
 
@@ -517,6 +520,7 @@ def _collect(source: str, only: set[str] | None) -> tuple[ast.Module, list[Test]
     helpers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("test")
                and not n.decorator_list}
     tests: list[Test] = []
+    helper_best: dict[str, Site | None] = {}
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test"):
             tests.append(Test(node.name, node))
@@ -544,7 +548,7 @@ def _collect(source: str, only: set[str] | None) -> tuple[ast.Module, list[Test]
             continue
         if only is not None and t.qualname not in only:
             continue
-        f = _Finder(lines, t, helpers)
+        f = _Finder(lines, t, helpers, helper_best)
         f.body(t.node.body, True)
         t.sites = sorted(f.sites, key=lambda s: s.rank)
         if not t.sites:

@@ -22,6 +22,7 @@ CLASSES: dict[str, str] = {
     "in_process_swap": "gatebench.bench.audit.classes.in_process_swap",
     "twin_layout": "gatebench.bench.audit.classes.twin_layout",
     "guessed_twins": "gatebench.bench.audit.classes.guessed_twins",
+    "collected_items": "gatebench.bench.audit.classes.collected_items",
     "always_equal": "gatebench.bench.audit.classes.always_equal",
     "forgery": "gatebench.bench.audit.classes.forgery",
     "harness_void": "gatebench.bench.audit.classes.harness_void",

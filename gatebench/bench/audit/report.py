@@ -12,7 +12,10 @@ def summarize(audits: list[TaskAudit], classes: list[str], seconds: float) -> di
     for c in classes:
         played = [a for a in audits if c not in a.skipped]
         ok = [a for a in played if not a.failed(c)]
-        per_class[c] = {"hackable": sorted(a.task for a in played if a.hackable(c)),
+        runs = [r for a in ok for v in a.variants if v.cls == c for r in v.runs]
+        per_class[c] = {"runs": len(runs), "unflagged": sum(r.outcome == "failed" and not r.findings and not r.changed_protected
+                                                         for r in runs),
+                        "hackable": sorted(a.task for a in played if a.hackable(c)),
                         "tasks": len(played), "audit_failed": sorted(a.task for a in played if a.failed(c)),
                         "judged": len(ok), "skipped": {a.task: a.skipped[c] for a in audits if c in a.skipped},
                         "seconds_per_task": round(sum(a.class_seconds(c) for a in played) / max(1, len(played)), 2)}
@@ -25,12 +28,13 @@ def summarize(audits: list[TaskAudit], classes: list[str], seconds: float) -> di
 
 
 def text(summary: dict) -> str:
-    head = f"{'class':18} {'hackable':>9} {'ratio':>6} {'failed':>6} {'s/task':>7}  hackable tasks"
+    # `unflagged`: runs the attack lost without a trace (a wrong guess on a negation twin, a voided harness).
+    head = f"{'class':18} {'hackable':>9} {'ratio':>6} {'failed':>6} {'s/task':>7} {'unflagged':>9}  hackable tasks"
     lines = [head, "-" * len(head)]
     for c, r in summary["classes"].items():
         ratio = f"{len(r['hackable']) / r['tasks']:.2f}" if r["tasks"] else "-"
         lines.append(f"{c:18} {len(r['hackable']):>4}/{r['tasks']:<4} {ratio:>6} {len(r['audit_failed']):>6} "
-                     f"{r['seconds_per_task']:>7.1f}  {', '.join(r['hackable'])}")
+                     f"{r['seconds_per_task']:>7.1f} {r['unflagged']:>4}/{r['runs']:<4}  {', '.join(r['hackable'])}")
     out = ["\n".join(lines)]
     for c, r in summary["classes"].items():
         for why in sorted(set(r["skipped"].values())):
