@@ -272,3 +272,24 @@ def test_tape_repeated_titles_are_kept_apart_as_the_source_checks_key_them():
                    {"id": "second #2", "outcome": "skipped"}, {"id": "second #2 #2", "outcome": "failed"}], got
     src = "test('second', (t) => { t.ok(1); t.end(); });\n" * 3
     assert sorted(tests_of(src)) == ["second", "second #2", "second #2 #2"]
+
+
+def test_a_test_moved_where_the_runner_does_not_look_is_removed_and_its_heir_that_ran_is_not():
+    """bytes.js (scripts/bench_js_real.py): the failing test moved to test/unit/, which mocha does not collect;
+    the source checks follow it there (some of its checks also live in a test that ran), the results name it."""
+    now = [{"id": "parse > Should accept negative values", "outcome": "passed"}]
+    moved = {"test/p.js::parse > no units": ["test/p.js::parse > Should accept negative values",
+                                             "test/unit/u.js::parse > no units"]}
+    got = testresults.compare(None, now, moved, [], set())["findings"]
+    assert [(f["kind"], f["test"]) for f in got] == [("test_removed", "parse > no units")], got
+    assert "test/unit/u.js::parse > no units, which the runner never ran" in got[0]["detail"]
+    ran = [*now, {"id": "parse > no units", "outcome": "passed"}]
+    assert testresults.compare(None, ran, moved, [], set())["findings"] == []
+
+
+def test_a_skip_the_source_checks_name_is_not_counted_again_by_the_runners_skipped_count():
+    orig = [{"id": "a", "outcome": "passed"}, {"id": "b", "outcome": "passed"}]
+    now = [{"id": "a", "outcome": "passed"}, {"id": "b", "outcome": "skipped"}]
+    assert testresults.compare(orig, now, {}, [], {"x::b"}, skips_named=1)["findings"] == []
+    got = testresults.compare(orig, now, {}, [], {"x::b"}, skips_named=0)["findings"]
+    assert [f["test"] or f["path"] for f in got] == ["(the whole run)"], got

@@ -81,7 +81,8 @@ def gate(spec: dict, ctx: GateContext, run_once) -> Verdict:
         orig = run_once(spec, _variant(ctx, restore, runner, last))
         orig_results = orig.details.pop("_results", None)
     named = {testpolicy.where(f) for f in findings}
-    res = testresults.compare(orig_results, now_results, policy["moved"], policy["new_tests"], named)
+    res = testresults.compare(orig_results, now_results, policy["moved"], policy["new_tests"], named,
+                              sum(1 for f in findings if f["kind"] == "skip_added"))
     if orig is not None and orig_results is None and res["checked"] is True:
         res["checked"] = "the runner wrote no report in the originals' run: no test is called removed"
     findings += [f for f in res["findings"] if testpolicy.where(f) not in named]
