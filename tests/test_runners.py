@@ -293,3 +293,80 @@ def test_a_skip_the_source_checks_name_is_not_counted_again_by_the_runners_skipp
     assert testresults.compare(orig, now, {}, [], {"x::b"}, skips_named=1)["findings"] == []
     got = testresults.compare(orig, now, {}, [], {"x::b"}, skips_named=0)["findings"]
     assert [f["test"] or f["path"] for f in got] == ["(the whole run)"], got
+
+
+# Jest 30's and Vitest 4's default output, cut from real runs on vercel/ms and unjs/defu (one failing, one skipped)
+JEST_OUT = """PASS src/index.test.ts
+FAIL src/format.test.ts
+  \u25cf format(number) \u203a should support milliseconds
+
+    expect(received).toBe(expected) // Object.is equality
+
+    Expected: "501ms"
+    Received: "500ms"
+
+      at Object.<anonymous> (src/format.test.ts:120:25)
+
+PASS src/parse.test.ts
+
+Test Suites: 1 failed, 3 passed, 4 total
+Tests:       1 failed, 1 skipped, 161 passed, 163 total
+Snapshots:   0 total
+"""
+VITEST_OUT = """
+\x1b[1m RUN \x1b[22m v4.1.12 /r
+
+ \x1b[31m\u276f\x1b[39m test/defu.test.ts (20 tests | 1 failed | 1 skipped) 162ms
+     \x1b[31m\u00d7\x1b[31m should copy only missing properties defaults 75ms
+     \x1b[32m\u2713\x1b[39m should fill in values that are null 1ms
+ \x1b[32m\u2713\x1b[39m test/utils.test.ts (2 tests) 29ms
+
+\x1b[41m\x1b[1m FAIL \x1b[22m\x1b[49m test/defu.test.ts\x1b[2m > \x1b[22mdefu\x1b[2m > \x1b[22mshould copy only missing properties defaults
+AssertionError: expected { a: 'c', d: 'c' } to deeply equal { a: 'x', d: 'c' }
+
+ Test Files  1 failed | 1 passed (2)
+      Tests  1 failed | 20 passed | 1 skipped (22)
+"""
+
+
+def test_jest_and_vitest_results_from_their_own_output_when_no_report_can_be_asked_for(tmp_path):
+    """`npm test` = `pnpm run test:nodejs && pnpm run test:edge` (vercel/ms): jest is found through the nested
+    scripts, its flags cannot reach it, and its default output gives the failing tests by the report's ids and
+    the counts of the rest."""
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": {
+        "test": "pnpm run test:nodejs && pnpm run test:edge", "test:nodejs": "jest --env node",
+        "test:edge": "jest --env edge", "loop": "npm run loop"}}))
+    assert runners.detect("npm test", str(tmp_path)) == ("jest", "")
+    assert runners.detect("npm run test:nodejs", str(tmp_path)) == ("jest", "after --")
+    assert runners.detect("npm run loop", str(tmp_path)) == (None, "")  # a script running itself ends
+    jest = runners.get("jest").results(str(tmp_path / "none.json"), JEST_OUT, str(tmp_path))
+    assert list(jest) == [{"id": "src/format.test.ts::format(number) > should support milliseconds",
+                           "outcome": "failed"}]
+    assert jest.counts == {"passed": 161, "failed": 1, "skipped": 1}
+    twice = runners.get("jest").results("", JEST_OUT + JEST_OUT, str(tmp_path))  # both runs of the line
+    assert len(twice) == 1 and twice.counts == {"passed": 322, "failed": 2, "skipped": 2}
+    vitest = runners.get("vitest").results("", VITEST_OUT, str(tmp_path))
+    assert list(vitest) == [{"id": "test/defu.test.ts::defu > should copy only missing properties defaults",
+                             "outcome": "failed"}]
+    assert vitest.counts == {"passed": 20, "failed": 1, "skipped": 1}
+    assert runners.get("jest").results("", "no summary here", str(tmp_path)) is None
+    from gatebench.hook.installed_tests import coverage
+
+    assert coverage("jest", "")["results"].startswith("jest's failing tests and counts read from its own output")
+
+
+def test_results_from_output_name_hidden_failures_and_skips_and_never_invent_removed_tests():
+    from gatebench.hook.runners._summary import Partial
+
+    orig = Partial([{"id": "src/f.test.ts::f > months", "outcome": "failed"}], {"passed": 10, "failed": 1, "skipped": 0})
+    clean = Partial([], {"passed": 9, "failed": 0, "skipped": 0})  # the weakened test no longer fails (deleted)
+    got = testresults.compare(orig, clean, {}, ["src/f.test.ts::f > new"], set())
+    assert got["hidden"] == ["src/f.test.ts::f > months"] and got["findings"] == [], got
+    assert got["checked"].startswith("the runner's own output names only its failing tests"), got
+    moved = testresults.compare(orig, Partial([{"id": "src/g.test.ts::g > months", "outcome": "failed"}],
+                                              {"passed": 10, "failed": 1, "skipped": 0}),
+                                {"src/f.test.ts::f > months": ["src/g.test.ts::g > months"]}, [], set())
+    assert moved["hidden"] == [] and moved["findings"] == []  # followed to where it moved, still failing
+    skipped = testresults.compare(orig, Partial([], {"passed": 9, "failed": 0, "skipped": 1}), {}, [], set())
+    assert [f["path"] for f in skipped["findings"]] == ["(the whole run)"], skipped
+    assert testresults.compare(orig, orig, {}, [], set())["hidden"] == []

@@ -68,6 +68,8 @@ def compare(orig: list[dict] | None, now: list[dict] | None, moved: dict[str, li
     if now is None:
         out["checked"] = "the runner wrote no report at this stop"
         return out
+    if hasattr(now, "partial") or hasattr(orig, "partial"):
+        return _compare_partial(orig, now, moved, skips_named)
     now_index = _index(now)
     heirs = {old_id: [r for n in new_ids for r in _same(n, now_index)] for old_id, new_ids in moved.items()}
     if orig is not None:
@@ -87,12 +89,34 @@ def compare(orig: list[dict] | None, now: list[dict] | None, moved: dict[str, li
     return out
 
 
+def _compare_partial(orig: list[dict] | None, now: list[dict], moved: dict[str, list[str]], skips_named: int) -> dict:
+    """Results that name only the failing tests (a runner's own output, `runners/_summary.py`): a test failing
+    in the originals' run that fails no more (nor any test it moved to) is hidden, and the skipped counts are
+    compared; a test the output does not name is not called removed or never run. `checked` says so."""
+    out: dict = {"findings": [], "hidden": [], "checked": getattr(now, "partial", None) or getattr(orig, "partial", "")}
+    if orig is None:
+        return out
+    failing = _index([r for r in now if r["outcome"] == "failed"])
+    for key, rs in _index(orig).items():
+        heirs = [r for n in moved.get(key, []) for r in _same(n, failing)]
+        if any(r["outcome"] == "failed" for r in rs) and not _same(key, failing) and not heirs:
+            out["hidden"].append(key)
+    out["findings"] = _more_skipped(orig, now, [], skips_named)
+    return out
+
+
+def _counts(results: list[dict]) -> dict[str, int]:
+    own = getattr(results, "counts", None)
+    return dict(own) if own is not None else {o: sum(1 for r in results if r["outcome"] == o)
+                                              for o in ("passed", "failed", "skipped")}
+
+
 def _more_skipped(orig: list[dict], now: list[dict], found: list[dict], skips_named: int = 0) -> list[dict]:
     """The runner's own skipped count against the originals': a skip that no id matching named (a
     test renamed and skipped, a skip inside a table) still shows in the count."""
-    if not orig:  # a report naming no test compares nothing
+    if not any(_counts(orig).values()):  # a report naming no test compares nothing
         return []
-    was, is_ = (sum(1 for r in rs if r["outcome"] == "skipped") for rs in (orig, now))
+    was, is_ = _counts(orig)["skipped"], _counts(now)["skipped"]
     named = skips_named + sum(1 for f in found if f["kind"] == "skip_added" or "skipped" in f["detail"])
     if is_ - was <= named:
         return []

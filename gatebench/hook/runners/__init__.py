@@ -87,7 +87,7 @@ def segments(command: str) -> list[list[str]]:
     return out
 
 
-def detect(command: str, repo: str) -> tuple[str | None, str]:
+def detect(command: str, repo: str, depth: int = 3) -> tuple[str | None, str]:
     """(runner name or None, how flags reach it: `place`'s way, "" when they cannot: the runner is
     not the last command of the line or of its package script). `npm test` and friends are read
     through package.json."""
@@ -99,7 +99,21 @@ def detect(command: str, repo: str) -> tuple[str | None, str]:
                 if i != len(segs) - 1:
                     return name, ""
                 return name, "append" if script == command else _script_way(command)
-    return None, ""
+    nested = script != command and depth > 1  # inside a package script: the scripts it runs are this package's
+    return (_nested(segs, repo, depth - 1) if nested else None), ""
+
+
+def _nested(segs: list[list[str]], repo: str, depth: int) -> str | None:
+    """The runner of a package script that runs other scripts (`pnpm run test:node && pnpm run test:edge`):
+    found through them (at most `depth` scripts deep), its flags never placed (results then come from its own
+    output)."""
+    for words in segs:
+        inner = shlex.join(words)
+        script = script_of(inner, repo)
+        name = detect(script, repo, depth)[0] if script != inner else None
+        if name is not None:
+            return name
+    return None
 
 
 def _script_way(command: str) -> str:
