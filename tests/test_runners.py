@@ -29,10 +29,10 @@ def test_report_flags_reach_the_runner_through_npm_pnpm_yarn_and_npx(tmp_path):
     ways = {c: runners.detect(c, repo) for c in ("npm test", "npm run v", "pnpm test", "yarn v", "npx jest",
                                                   "npm run lint", "cd x && npm test")}
     assert ways == {"npm test": ("jest", "after --"), "npm run v": ("vitest", "after --"),
-                    "pnpm test": ("jest", "append"), "yarn v": ("vitest", "append"), "npx jest": ("jest", "append"),
+                    "pnpm test": ("jest", "pnpm run"), "yarn v": ("vitest", "append"), "npx jest": ("jest", "append"),
                     "npm run lint": ("jest", ""), "cd x && npm test": (None, "")}, ways
     assert jest.prepare("npm test", "R", "after --") == ("npm test -- --json --outputFile=R", {})
-    assert jest.prepare("pnpm test", "R", "append") == ("pnpm test --json --outputFile=R", {})
+    assert jest.prepare("pnpm test", "R", "pnpm run") == ("pnpm run test --json --outputFile=R", {})
     assert vitest.prepare("npm run v", "R", "after --")[0].startswith("npm run v -- --reporter=default ")
     assert jest.prepare("npm run lint", "R", "") is None  # the flags would reach eslint
 
