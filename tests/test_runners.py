@@ -370,3 +370,25 @@ def test_results_from_output_name_hidden_failures_and_skips_and_never_invent_rem
     skipped = testresults.compare(orig, Partial([], {"passed": 9, "failed": 0, "skipped": 1}), {}, [], set())
     assert [f["path"] for f in skipped["findings"]] == ["(the whole run)"], skipped
     assert testresults.compare(orig, orig, {}, [], set())["hidden"] == []
+
+
+def test_tape_has_no_suite_path_so_a_nested_test_is_its_parents_checks_and_a_title_of_its_own():
+    """What the gate does with tape's flat output: a nested `t.test` is part of its parent in the source checks
+    (its checks are the parent's) and a title of its own in the results (`# inner`, no parent, no file). So a
+    nested test deleted is named twice, by the source checks (the parent's check removed) and by the results
+    (the title no longer reported, with no path); the same title in two files is matched by title, in the
+    order tape ran them, and two runs of the same tests compare equal."""
+    from gatebench.hook.testpolicy import weakenings
+
+    src = ("const test = require('tape');\ntest('format', (t) => {\n  t.equal(format(1), '1B');\n"
+           "  t.test('kilobytes', (st) => {\n    st.equal(format(2048), '2KB');\n    st.end();\n  });\n});\n")
+    gone = src.replace("  t.test('kilobytes', (st) => {\n    st.equal(format(2048), '2KB');\n    st.end();\n  });\n", "")
+    found = weakenings([("test/format.js", src.encode(), gone.encode())])
+    assert [(f["kind"], f["test"]) for f in found] == [("assertion_removed", "format")], found
+    tape = runners.get("tape")
+    orig = tape.results("", "TAP version 13\n# format\nok 1 a\n# kilobytes\nok 2 b\n# parse\nok 3 c\n# parse\nok 4 d\n")
+    now = tape.results("", "TAP version 13\n# format\nok 1 a\n# parse\nok 2 c\n# parse\nok 3 d\n")
+    assert [r["id"] for r in orig] == ["format", "kilobytes", "parse", "parse #2"]
+    got = testresults.compare(orig, now, {}, [], {"test/format.js::format"})["findings"]
+    assert [(f["kind"], f["path"], f["test"]) for f in got] == [("test_removed", "", "kilobytes")], got
+    assert testresults.compare(orig, orig, {}, ["test/a.js::parse", "test/b.js::parse"], set())["findings"] == []
