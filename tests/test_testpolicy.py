@@ -629,3 +629,13 @@ def test_javascript_table_names_resolve_by_scope_not_by_the_last_binding():
     found = _run({js: base}, {js: good.replace("[['1KB', 1024]]", "[['1MB', 1048576]]")})
     assert [(f["test"], f["detail"]) for f in found] == [
         ("KB > parses KB", "it checked `assert.strictEqual(bytes.parse('1KB'), 1024)`")], found
+
+
+def test_vitest_skipif_and_runif_are_skip_markers_of_the_test_they_head():
+    """defu (scripts/bench_js_real.py): `it.skipIf(!process.env.CI)(title, fn)` was read as no test at all, so
+    the finding said "test removed"; it is the same test under a conditional skip."""
+    js = "test/defu.test.ts"
+    base = "describe('defu', () => {\n  it('fills nulls', () => {\n    expect(defu({ a: null }, { a: 1 })).toEqual({ a: 1 });\n  });\n});\n"
+    for head in ("it.skipIf(!process.env.CI)", "it.runIf(process.env.CI)"):
+        found = _run({js: base}, {js: base.replace("  it(", f"  {head}(")})
+        assert [(f["kind"], f["test"]) for f in found] == [("skip_added", "defu > fills nulls")], (head, found)

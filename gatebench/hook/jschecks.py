@@ -24,6 +24,7 @@ RUNNER_KEYS = ("jest", "ava", "mocha", "vitest", "tap", "c8", "nyc")
 TEST_CALLS = {"test", "it", "specify", "xit", "xtest", "fit", "ftest", "tape"}
 SUITE_CALLS = {"describe", "suite", "context", "xdescribe", "fdescribe", "xcontext"}
 SKIP_MODS = {"skip", "todo", "failing", "fixme"}
+COND_MODS = {"skipIf", "runIf"}  # `it.skipIf(cond)(title, fn)`: a skip chosen at run time
 ONLY = {"only", "fit", "ftest", "fdescribe"}
 X_CALLS = {"xit", "xtest", "xdescribe", "xcontext"}
 BODY_SKIPS = {"skip", "skipIf", "runIf", "todo", "pending"}  # `this.skip()`, `ctx.skip()`, `t.skip()`, `it.skipIf(c)`
@@ -157,6 +158,8 @@ def _call_head(toks: list, i: int) -> tuple[str, list[str], int] | None:
             end = _close(toks, j)
             mods[-1] = "each " + _text_of(toks[j:end + 1])
             j = end + 1
+        elif mods[-1] in COND_MODS and j < len(toks) and toks[j][1] == "(":  # Vitest's `it.skipIf(cond)(...)`
+            j = _close(toks, j) + 1
     return (name, mods, j) if j < len(toks) and toks[j][1] == "(" else None
 
 
@@ -420,7 +423,7 @@ def _scan(src: str, toks: list, lo: int, hi: int, prefix: list[str], marks: list
             i = paren + 1
             continue
         title = _title(args[0])
-        mine = [*marks, *(f"{name}.{m}" for m in mods if m in SKIP_MODS)]
+        mine = [*marks, *(f"{name}.{m}" for m in mods if m in SKIP_MODS or m in COND_MODS)]
         if name in X_CALLS:
             mine.append(name)
         case = next((m[5:] for m in mods if m.startswith("each ")), "")
