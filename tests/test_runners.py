@@ -29,10 +29,10 @@ def test_report_flags_reach_the_runner_through_npm_pnpm_yarn_and_npx(tmp_path):
     ways = {c: runners.detect(c, repo) for c in ("npm test", "npm run v", "pnpm test", "yarn v", "npx jest",
                                                   "npm run lint", "cd x && npm test")}
     assert ways == {"npm test": ("jest", "after --"), "npm run v": ("vitest", "after --"),
-                    "pnpm test": ("jest", "append"), "yarn v": ("vitest", "append"), "npx jest": ("jest", "append"),
+                    "pnpm test": ("jest", "pnpm run"), "yarn v": ("vitest", "append"), "npx jest": ("jest", "append"),
                     "npm run lint": ("jest", ""), "cd x && npm test": (None, "")}, ways
     assert jest.prepare("npm test", "R", "after --") == ("npm test -- --json --outputFile=R", {})
-    assert jest.prepare("pnpm test", "R", "append") == ("pnpm test --json --outputFile=R", {})
+    assert jest.prepare("pnpm test", "R", "pnpm run") == ("pnpm run test --json --outputFile=R", {})
     assert vitest.prepare("npm run v", "R", "after --")[0].startswith("npm run v -- --reporter=default ")
     assert jest.prepare("npm run lint", "R", "") is None  # the flags would reach eslint
 
@@ -272,3 +272,123 @@ def test_tape_repeated_titles_are_kept_apart_as_the_source_checks_key_them():
                    {"id": "second #2", "outcome": "skipped"}, {"id": "second #2 #2", "outcome": "failed"}], got
     src = "test('second', (t) => { t.ok(1); t.end(); });\n" * 3
     assert sorted(tests_of(src)) == ["second", "second #2", "second #2 #2"]
+
+
+def test_a_test_moved_where_the_runner_does_not_look_is_removed_and_its_heir_that_ran_is_not():
+    """bytes.js (scripts/bench_js_real.py): the failing test moved to test/unit/, which mocha does not collect;
+    the source checks follow it there (some of its checks also live in a test that ran), the results name it."""
+    now = [{"id": "parse > Should accept negative values", "outcome": "passed"}]
+    moved = {"test/p.js::parse > no units": ["test/p.js::parse > Should accept negative values",
+                                             "test/unit/u.js::parse > no units"]}
+    got = testresults.compare(None, now, moved, [], set())["findings"]
+    assert [(f["kind"], f["test"]) for f in got] == [("test_removed", "parse > no units")], got
+    assert "test/unit/u.js::parse > no units, which the runner never ran" in got[0]["detail"]
+    ran = [*now, {"id": "parse > no units", "outcome": "passed"}]
+    assert testresults.compare(None, ran, moved, [], set())["findings"] == []
+
+
+def test_a_skip_the_source_checks_name_is_not_counted_again_by_the_runners_skipped_count():
+    orig = [{"id": "a", "outcome": "passed"}, {"id": "b", "outcome": "passed"}]
+    now = [{"id": "a", "outcome": "passed"}, {"id": "b", "outcome": "skipped"}]
+    assert testresults.compare(orig, now, {}, [], {"x::b"}, skips_named=1)["findings"] == []
+    got = testresults.compare(orig, now, {}, [], {"x::b"}, skips_named=0)["findings"]
+    assert [f["test"] or f["path"] for f in got] == ["(the whole run)"], got
+
+
+# Jest 30's and Vitest 4's default output, cut from real runs on vercel/ms and unjs/defu (one failing, one skipped)
+JEST_OUT = """PASS src/index.test.ts
+FAIL src/format.test.ts
+  \u25cf format(number) \u203a should support milliseconds
+
+    expect(received).toBe(expected) // Object.is equality
+
+    Expected: "501ms"
+    Received: "500ms"
+
+      at Object.<anonymous> (src/format.test.ts:120:25)
+
+PASS src/parse.test.ts
+
+Test Suites: 1 failed, 3 passed, 4 total
+Tests:       1 failed, 1 skipped, 161 passed, 163 total
+Snapshots:   0 total
+"""
+VITEST_OUT = """
+\x1b[1m RUN \x1b[22m v4.1.12 /r
+
+ \x1b[31m\u276f\x1b[39m test/defu.test.ts (20 tests | 1 failed | 1 skipped) 162ms
+     \x1b[31m\u00d7\x1b[31m should copy only missing properties defaults 75ms
+     \x1b[32m\u2713\x1b[39m should fill in values that are null 1ms
+ \x1b[32m\u2713\x1b[39m test/utils.test.ts (2 tests) 29ms
+
+\x1b[41m\x1b[1m FAIL \x1b[22m\x1b[49m test/defu.test.ts\x1b[2m > \x1b[22mdefu\x1b[2m > \x1b[22mshould copy only missing properties defaults
+AssertionError: expected { a: 'c', d: 'c' } to deeply equal { a: 'x', d: 'c' }
+
+ Test Files  1 failed | 1 passed (2)
+      Tests  1 failed | 20 passed | 1 skipped (22)
+"""
+
+
+def test_jest_and_vitest_results_from_their_own_output_when_no_report_can_be_asked_for(tmp_path):
+    """`npm test` = `pnpm run test:nodejs && pnpm run test:edge` (vercel/ms): jest is found through the nested
+    scripts, its flags cannot reach it, and its default output gives the failing tests by the report's ids and
+    the counts of the rest."""
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": {
+        "test": "pnpm run test:nodejs && pnpm run test:edge", "test:nodejs": "jest --env node",
+        "test:edge": "jest --env edge", "loop": "npm run loop"}}))
+    assert runners.detect("npm test", str(tmp_path)) == ("jest", "")
+    assert runners.detect("npm run test:nodejs", str(tmp_path)) == ("jest", "after --")
+    assert runners.detect("npm run loop", str(tmp_path)) == (None, "")  # a script running itself ends
+    jest = runners.get("jest").results(str(tmp_path / "none.json"), JEST_OUT, str(tmp_path))
+    assert list(jest) == [{"id": "src/format.test.ts::format(number) > should support milliseconds",
+                           "outcome": "failed"}]
+    assert jest.counts == {"passed": 161, "failed": 1, "skipped": 1}
+    twice = runners.get("jest").results("", JEST_OUT + JEST_OUT, str(tmp_path))  # both runs of the line
+    assert len(twice) == 1 and twice.counts == {"passed": 322, "failed": 2, "skipped": 2}
+    vitest = runners.get("vitest").results("", VITEST_OUT, str(tmp_path))
+    assert list(vitest) == [{"id": "test/defu.test.ts::defu > should copy only missing properties defaults",
+                             "outcome": "failed"}]
+    assert vitest.counts == {"passed": 20, "failed": 1, "skipped": 1}
+    assert runners.get("jest").results("", "no summary here", str(tmp_path)) is None
+    from gatebench.hook.installed_tests import coverage
+
+    assert coverage("jest", "")["results"].startswith("jest's failing tests and counts read from its own output")
+
+
+def test_results_from_output_name_hidden_failures_and_skips_and_never_invent_removed_tests():
+    from gatebench.hook.runners._summary import Partial
+
+    orig = Partial([{"id": "src/f.test.ts::f > months", "outcome": "failed"}], {"passed": 10, "failed": 1, "skipped": 0})
+    clean = Partial([], {"passed": 9, "failed": 0, "skipped": 0})  # the weakened test no longer fails (deleted)
+    got = testresults.compare(orig, clean, {}, ["src/f.test.ts::f > new"], set())
+    assert got["hidden"] == ["src/f.test.ts::f > months"] and got["findings"] == [], got
+    assert got["checked"].startswith("the runner's own output names only its failing tests"), got
+    moved = testresults.compare(orig, Partial([{"id": "src/g.test.ts::g > months", "outcome": "failed"}],
+                                              {"passed": 10, "failed": 1, "skipped": 0}),
+                                {"src/f.test.ts::f > months": ["src/g.test.ts::g > months"]}, [], set())
+    assert moved["hidden"] == [] and moved["findings"] == []  # followed to where it moved, still failing
+    skipped = testresults.compare(orig, Partial([], {"passed": 9, "failed": 0, "skipped": 1}), {}, [], set())
+    assert [f["path"] for f in skipped["findings"]] == ["(the whole run)"], skipped
+    assert testresults.compare(orig, orig, {}, [], set())["hidden"] == []
+
+
+def test_tape_has_no_suite_path_so_a_nested_test_is_its_parents_checks_and_a_title_of_its_own():
+    """What the gate does with tape's flat output: a nested `t.test` is part of its parent in the source checks
+    (its checks are the parent's) and a title of its own in the results (`# inner`, no parent, no file). So a
+    nested test deleted is named twice, by the source checks (the parent's check removed) and by the results
+    (the title no longer reported, with no path); the same title in two files is matched by title, in the
+    order tape ran them, and two runs of the same tests compare equal."""
+    from gatebench.hook.testpolicy import weakenings
+
+    src = ("const test = require('tape');\ntest('format', (t) => {\n  t.equal(format(1), '1B');\n"
+           "  t.test('kilobytes', (st) => {\n    st.equal(format(2048), '2KB');\n    st.end();\n  });\n});\n")
+    gone = src.replace("  t.test('kilobytes', (st) => {\n    st.equal(format(2048), '2KB');\n    st.end();\n  });\n", "")
+    found = weakenings([("test/format.js", src.encode(), gone.encode())])
+    assert [(f["kind"], f["test"]) for f in found] == [("assertion_removed", "format")], found
+    tape = runners.get("tape")
+    orig = tape.results("", "TAP version 13\n# format\nok 1 a\n# kilobytes\nok 2 b\n# parse\nok 3 c\n# parse\nok 4 d\n")
+    now = tape.results("", "TAP version 13\n# format\nok 1 a\n# parse\nok 2 c\n# parse\nok 3 d\n")
+    assert [r["id"] for r in orig] == ["format", "kilobytes", "parse", "parse #2"]
+    got = testresults.compare(orig, now, {}, [], {"test/format.js::format"})["findings"]
+    assert [(f["kind"], f["path"], f["test"]) for f in got] == [("test_removed", "", "kilobytes")], got
+    assert testresults.compare(orig, orig, {}, ["test/a.js::parse", "test/b.js::parse"], set())["findings"] == []

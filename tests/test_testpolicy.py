@@ -593,3 +593,49 @@ def test_a_test_whose_runner_is_chosen_between_it_and_it_skip_is_a_skip_not_a_re
     found = _run({js: base}, {js: cond})
     assert [(f["kind"], f["test"]) for f in found] == [("skip_added", "f > formats kilobytes")], found
     assert _run({js: base}, {js: base.replace("  it('formats", "  (process.env.CI ? it : test)('formats")}) == []
+
+
+def test_javascript_folds_as_bytes_js_writes_them_are_the_same_checks():
+    """Found on the real bytes.js (scripts/bench_js_real.py): a `forEach` whose callback is a `function (v)`
+    or an arrow's expression body, and a `.each` over a table whose rows are not all arrays (Jest and Vitest
+    pass such rows whole: `[]` is one value, not zero)."""
+    js = "test/bytes.js"
+    base = ("describe('parse', function(){\n  it('Should return null if input is invalid', function(){\n"
+            "    assert.strictEqual(bytes.parse(null), null);\n    assert.strictEqual(bytes.parse([]), null);\n"
+            "    assert.strictEqual(bytes.parse({}), null);\n  });\n});\n")
+    body = "    INVALID.forEach(function (value) {\n      assert.strictEqual(bytes.parse(value), null);\n    });\n"
+    function = "var INVALID = [null, [], {}];\n\n" + base.split("    assert")[0] + body + "  });\n});\n"
+    arrow = base.split("    assert")[0] + "    [null, [], {}].forEach((v) => assert.strictEqual(bytes.parse(v), null));\n" \
+                                              "  });\n});\n"
+    each = ("const INVALID = [null, [], {}];\ndescribe('parse', () => {\n  it.each(INVALID)('Should return null for %s',"
+            " (value) => {\n    assert.strictEqual(bytes.parse(value), null);\n  });\n});\n")
+    for good in (function, arrow, each):
+        assert _run({js: base}, {js: good}) == [], good
+        found = _run({js: base}, {js: good.replace("[null, [], {}]", "[null, {}]")})
+        assert [f["detail"] for f in found] == ["`assert.strictEqual(bytes.parse([]), null)`"], (good, found)
+
+
+def test_javascript_table_names_resolve_by_scope_not_by_the_last_binding():
+    """Two describes, each with its own `const CASES`: each table is read where it is used (the first
+    describe's table is not the second's), and a module constant of the same name is shadowed inside them."""
+    js = "test/bytes.js"
+    base = ("describe('KB', () => {\n  it('parses KB', () => {\n    assert.strictEqual(bytes.parse('1KB'), 1024);\n"
+            "  });\n});\ndescribe('MB', () => {\n  it('parses MB', () => {\n"
+            "    assert.strictEqual(bytes.parse('1MB'), 1048576);\n  });\n});\n")
+    each = "  it.each(CASES)('parses %s', (input, expected) => {\n    assert.strictEqual(bytes.parse(input), expected);\n  });\n"
+    good = ("const CASES = [['1GB', 1073741824]];\ndescribe('KB', () => {\n  const CASES = [['1KB', 1024]];\n" + each +
+            "});\ndescribe('MB', () => {\n  const CASES = [['1MB', 1048576]];\n" + each + "});\n")
+    assert _run({js: base}, {js: good}) == []
+    found = _run({js: base}, {js: good.replace("[['1KB', 1024]]", "[['1MB', 1048576]]")})
+    assert [(f["test"], f["detail"]) for f in found] == [
+        ("KB > parses KB", "it checked `assert.strictEqual(bytes.parse('1KB'), 1024)`")], found
+
+
+def test_vitest_skipif_and_runif_are_skip_markers_of_the_test_they_head():
+    """defu (scripts/bench_js_real.py): `it.skipIf(!process.env.CI)(title, fn)` was read as no test at all, so
+    the finding said "test removed"; it is the same test under a conditional skip."""
+    js = "test/defu.test.ts"
+    base = "describe('defu', () => {\n  it('fills nulls', () => {\n    expect(defu({ a: null }, { a: 1 })).toEqual({ a: 1 });\n  });\n});\n"
+    for head in ("it.skipIf(!process.env.CI)", "it.runIf(process.env.CI)"):
+        found = _run({js: base}, {js: base.replace("  it(", f"  {head}(")})
+        assert [(f["kind"], f["test"]) for f in found] == [("skip_added", "defu > fills nulls")], (head, found)

@@ -38,9 +38,13 @@ def coverage(runner: str | None, last: str) -> dict:
     mod = runners.get(runner)
     source = "Python and JavaScript/TypeScript test files" if mod.SOURCE else \
         f"not checked: gatebench does not read {runner} test sources"
-    if runner in ("jest", "vitest", "go") and not last:
+    if runner == "go" and not last:
         results = (f"not checked: {runner} is not the last command of the test line (or of its package "
                    "script), so its report flags cannot reach it")
+    elif runner in ("jest", "vitest") and not last:
+        results = (f"{runner}'s failing tests and counts read from its own output (its report flags cannot reach "
+                   "it: not the last command of the test line or of its package script); removed tests are not "
+                   "looked for")
     else:
         results = f"{runner} results compared with the originals'"
     return {"runner": runner, "source": source, "results": results}
@@ -81,7 +85,8 @@ def gate(spec: dict, ctx: GateContext, run_once) -> Verdict:
         orig = run_once(spec, _variant(ctx, restore, runner, last))
         orig_results = orig.details.pop("_results", None)
     named = {testpolicy.where(f) for f in findings}
-    res = testresults.compare(orig_results, now_results, policy["moved"], policy["new_tests"], named)
+    res = testresults.compare(orig_results, now_results, policy["moved"], policy["new_tests"], named,
+                              sum(1 for f in findings if f["kind"] == "skip_added"))
     if orig is not None and orig_results is None and res["checked"] is True:
         res["checked"] = "the runner wrote no report in the originals' run: no test is called removed"
     findings += [f for f in res["findings"] if testpolicy.where(f) not in named]

@@ -24,6 +24,7 @@ RUNNER_KEYS = ("jest", "ava", "mocha", "vitest", "tap", "c8", "nyc")
 TEST_CALLS = {"test", "it", "specify", "xit", "xtest", "fit", "ftest", "tape"}
 SUITE_CALLS = {"describe", "suite", "context", "xdescribe", "fdescribe", "xcontext"}
 SKIP_MODS = {"skip", "todo", "failing", "fixme"}
+COND_MODS = {"skipIf", "runIf"}  # `it.skipIf(cond)(title, fn)`: a skip chosen at run time
 ONLY = {"only", "fit", "ftest", "fdescribe"}
 X_CALLS = {"xit", "xtest", "xdescribe", "xcontext"}
 BODY_SKIPS = {"skip", "skipIf", "runIf", "todo", "pending"}  # `this.skip()`, `ctx.skip()`, `t.skip()`, `it.skipIf(c)`
@@ -157,6 +158,8 @@ def _call_head(toks: list, i: int) -> tuple[str, list[str], int] | None:
             end = _close(toks, j)
             mods[-1] = "each " + _text_of(toks[j:end + 1])
             j = end + 1
+        elif mods[-1] in COND_MODS and j < len(toks) and toks[j][1] == "(":  # Vitest's `it.skipIf(cond)(...)`
+            j = _close(toks, j) + 1
     return (name, mods, j) if j < len(toks) and toks[j][1] == "(" else None
 
 
@@ -187,13 +190,36 @@ def tests_of(src: str) -> dict[str, Test]:
 
 
 def _constants(toks: list) -> dict[str, list]:
-    """`const NAME = [...]` (or `{...}`, a `for ... in` table) anywhere in the file: NAME -> its tokens."""
-    out = {}
-    for k in range(len(toks) - 3):
-        if toks[k][1] in ("const", "let", "var") and toks[k + 1][0] == "id" and toks[k + 2][1] == "=" \
-                and toks[k + 3][1] in ("[", "{"):
-            out[toks[k + 1][1]] = toks[k + 3:_close(toks, k + 3) + 1]
+    """`const NAME = [...]` (or `{...}`, a `for ... in` table) anywhere in the file: NAME -> its bindings,
+    each (scope start, scope end, declared at, tokens), the scope being the innermost `{...}` holding the
+    declaration (the file for a module constant); `_lookup` resolves a use to the binding in scope there."""
+    out: dict[str, list] = {}
+    opens: list[int] = []  # the `{` tokens open at k
+    for k in range(len(toks)):
+        text = toks[k][1]
+        if toks[k][0] == "punct" and text == "{":
+            opens.append(k)
+        elif toks[k][0] == "punct" and text == "}" and opens:
+            opens.pop()
+        elif text in ("const", "let", "var") and k + 3 < len(toks) and toks[k + 1][0] == "id" \
+                and toks[k + 2][1] == "=" and toks[k + 3][1] in ("[", "{"):
+            end = _close(toks, opens[-1]) if opens else len(toks)
+            lo, hi = (toks[opens[-1]][2], toks[end][3] if end < len(toks) else 1 << 62) if opens else (0, 1 << 62)
+            out.setdefault(toks[k + 1][1], []).append((lo, hi, toks[k][2], toks[k + 3:_close(toks, k + 3) + 1]))
     return out
+
+
+def _lookup(consts: dict[str, list], name: tuple) -> list | None:
+    """The tokens of the binding of the name token `name` in scope where it is used: the innermost scope
+    holding the use, and in it the last declaration before the use (or the first after: a hoisted use)."""
+    at = name[2]
+    here = [b for b in consts.get(name[1], ()) if b[0] <= at < b[1]]
+    if not here:
+        return None
+    inner = max(b[0] for b in here)
+    mine = sorted((b for b in here if b[0] == inner), key=lambda b: b[2])
+    before = [b for b in mine if b[2] < at]
+    return (before[-1] if before else mine[0])[3]
 
 
 def _items(toks: list) -> list[list]:
@@ -227,15 +253,19 @@ def _params(toks: list) -> list[str] | None:
 
 
 def _rows(table: list, consts: dict, params: list[str] | None, spread: bool = True) -> list[dict[str, list]] | None:
-    """A literal `.each` table (or a constant naming one) as one name -> tokens binding per row; a row
-    that is an array is spread over the parameters unless `spread` is False (one parameter takes it whole)."""
-    if len(table) == 3 and table[1][0] == "id" and table[1][1] in consts:
-        table = [table[0], *consts[table[1][1]], table[-1]]
+    """A literal `.each` table (or a constant naming one) as one name -> tokens binding per row. Rows are
+    spread over the parameters when every row is an array (as Jest and Vitest do: a table with one row that
+    is not passes each row whole) and `spread` is not False (one parameter takes its row whole)."""
+    bound = _lookup(consts, table[1]) if len(table) == 3 and table[1][0] == "id" else None
+    if bound is not None:
+        table = [table[0], *bound, table[-1]]
     if not params or len(table) < 3 or table[1][1] != "[":
         return None
+    items = _items(table[1:-1])
+    spread = spread and all(row[0][1] == "[" and _close(row, 0) == len(row) - 1 for row in items)
     rows = []
-    for row in _items(table[1:-1]):
-        cells = _items(row) if spread and row[0][1] == "[" and _close(row, 0) == len(row) - 1 else [row]
+    for row in items:
+        cells = _items(row) if spread else [row]
         if len(cells) != len(params):
             return None
         rows.append(dict(zip(params, cells, strict=True)))
@@ -275,7 +305,7 @@ def _for_in(toks: list, k: int, consts: dict) -> tuple[int, int, list] | None:
     table = toks[k + 5:head_end]
     name = table[0][1] if len(table) == 1 and table[0][0] == "id" else None
     if name is not None:
-        table = consts.get(name, [])
+        table = _lookup(consts, toks[k + 5]) or []
     if not table or table[0][1] != "{" or head_end + 1 >= len(toks) or toks[head_end + 1][1] != "{":
         return None
     key, rows = toks[k + 3][1], []
@@ -291,7 +321,8 @@ def _for_in(toks: list, k: int, consts: dict) -> tuple[int, int, list] | None:
 
 
 def _for_each(toks: list, k: int, consts: dict) -> tuple[int, int, list] | None:
-    """`TABLE.forEach(([a, b]) => { ... })` at the `forEach` token `k`: (body start, body end, rows)."""
+    """`TABLE.forEach(([a, b]) => { ... })` at the `forEach` token `k` (or `function ([a, b]) { ... }`, or an
+    arrow's expression body): (body start, body end, rows)."""
     if not (toks[k][1] == "forEach" and k >= 2 and toks[k - 1][1] == "." and k + 2 < len(toks)
             and toks[k + 1][1] == "("):
         return None
@@ -300,17 +331,36 @@ def _for_each(toks: list, k: int, consts: dict) -> tuple[int, int, list] | None:
     else:
         start = next((j for j in range(k - 2, -1, -1) if toks[j][1] == "[" and _close(toks, j) == k - 2), None)
         table = toks[start:k - 1] if start is not None else []
-    j = k + 2 + (toks[k + 2][1] == "(")
-    pat = _pattern(toks, j)
-    if not table or pat is None:
+    back = _callback(toks, k + 2, _close(toks, k + 1))
+    if not table or back is None:
         return None
-    arrow = next((x for x in range(pat[2], min(pat[2] + 3, len(toks))) if toks[x][1] == "=>"), None)
-    if arrow is None or arrow + 1 >= len(toks) or toks[arrow + 1][1] != "{":
-        return None
+    pat, lo, hi = back
     rows = _rows([toks[k + 1], *table, toks[k + 1]], consts, pat[0], pat[1])
-    return (arrow + 1, _close(toks, arrow + 1), rows) if rows else None
+    return (lo, hi, rows) if rows else None
 
 
+def _callback(toks: list, j: int, call_end: int) -> tuple[tuple, int, int] | None:
+    """The callback at `j` of a call closing at `call_end`: (its parameter pattern, body start, body end); an
+    arrow's expression body runs from the `=>` to the call's `)`."""
+    fn = j < len(toks) and toks[j][1] == "function"
+    if fn:
+        j += 1 + (j + 1 < len(toks) and toks[j + 1][0] == "id")  # a named function expression
+        if j >= len(toks) or toks[j][1] != "(":
+            return None
+        j += 1
+    elif j < len(toks):
+        j += toks[j][1] == "("
+    pat = _pattern(toks, j) if j < len(toks) else None
+    if pat is None:
+        return None
+    at = next((x for x in range(pat[2], min(pat[2] + 3, len(toks))) if toks[x][1] == ("{" if fn else "=>")), None)
+    if at is None:
+        return None
+    if fn:
+        return pat, at, _close(toks, at)
+    if at + 1 < len(toks) and toks[at + 1][1] == "{":
+        return pat, at + 1, _close(toks, at + 1)
+    return pat, at, call_end
 def _loops(toks: list, consts: dict) -> list[tuple[int, int, list]]:
     """The table loops of a test body: `for...of` and `forEach` over a literal table or a constant."""
     return [loop for k in range(len(toks)) if (loop := _for_of(toks, k, consts) or _for_in(toks, k, consts)
@@ -373,7 +423,7 @@ def _scan(src: str, toks: list, lo: int, hi: int, prefix: list[str], marks: list
             i = paren + 1
             continue
         title = _title(args[0])
-        mine = [*marks, *(f"{name}.{m}" for m in mods if m in SKIP_MODS)]
+        mine = [*marks, *(f"{name}.{m}" for m in mods if m in SKIP_MODS or m in COND_MODS)]
         if name in X_CALLS:
             mine.append(name)
         case = next((m[5:] for m in mods if m.startswith("each ")), "")

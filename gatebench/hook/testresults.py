@@ -60,13 +60,16 @@ _PLACEHOLDER = re.compile(r"%[sdifjoOp#%]|\$[\w.]+")
 
 
 def compare(orig: list[dict] | None, now: list[dict] | None, moved: dict[str, list[str]],
-            new_tests: list[str], named: set[str]) -> dict:
+            new_tests: list[str], named: set[str], skips_named: int = 0) -> dict:
     """{"findings", "hidden": ids failing in their original version and not now, "checked": why not
-    if the comparison could not be made}. `named`: `path::test` ids the source checks already name."""
+    if the comparison could not be made}. `named`: `path::test` ids the source checks already name;
+    `skips_named`: how many of their findings are skips (the runner's skipped count is compared beyond them)."""
     out: dict = {"findings": [], "hidden": [], "checked": True}
     if now is None:
         out["checked"] = "the runner wrote no report at this stop"
         return out
+    if hasattr(now, "partial") or hasattr(orig, "partial"):
+        return _compare_partial(orig, now, moved, skips_named)
     now_index = _index(now)
     heirs = {old_id: [r for n in new_ids for r in _same(n, now_index)] for old_id, new_ids in moved.items()}
     if orig is not None:
@@ -78,20 +81,43 @@ def compare(orig: list[dict] | None, now: list[dict] | None, moved: dict[str, li
         out["findings"] += [finding("new_test_not_run", *_split(key), "the runner skipped it")
                             for key, rs in now_index.items()
                             if key not in orig_index and key not in named and _all_skipped(rs)]
+    out["findings"] += _heirs_not_run(moved, named, now_index)
     shown = {(f["path"], f["test"]) for f in out["findings"]}
     out["findings"] += _new_not_run(new_tests, named, now_index, shown)
     if orig is not None:
-        out["findings"] += _more_skipped(orig, now, out["findings"])
+        out["findings"] += _more_skipped(orig, now, out["findings"], skips_named)
     return out
 
 
-def _more_skipped(orig: list[dict], now: list[dict], found: list[dict]) -> list[dict]:
+def _compare_partial(orig: list[dict] | None, now: list[dict], moved: dict[str, list[str]], skips_named: int) -> dict:
+    """Results that name only the failing tests (a runner's own output, `runners/_summary.py`): a test failing
+    in the originals' run that fails no more (nor any test it moved to) is hidden, and the skipped counts are
+    compared; a test the output does not name is not called removed or never run. `checked` says so."""
+    out: dict = {"findings": [], "hidden": [], "checked": getattr(now, "partial", None) or getattr(orig, "partial", "")}
+    if orig is None:
+        return out
+    failing = _index([r for r in now if r["outcome"] == "failed"])
+    for key, rs in _index(orig).items():
+        heirs = [r for n in moved.get(key, []) for r in _same(n, failing)]
+        if any(r["outcome"] == "failed" for r in rs) and not _same(key, failing) and not heirs:
+            out["hidden"].append(key)
+    out["findings"] = _more_skipped(orig, now, [], skips_named)
+    return out
+
+
+def _counts(results: list[dict]) -> dict[str, int]:
+    own = getattr(results, "counts", None)
+    return dict(own) if own is not None else {o: sum(1 for r in results if r["outcome"] == o)
+                                              for o in ("passed", "failed", "skipped")}
+
+
+def _more_skipped(orig: list[dict], now: list[dict], found: list[dict], skips_named: int = 0) -> list[dict]:
     """The runner's own skipped count against the originals': a skip that no id matching named (a
     test renamed and skipped, a skip inside a table) still shows in the count."""
-    if not orig:  # a report naming no test compares nothing
+    if not any(_counts(orig).values()):  # a report naming no test compares nothing
         return []
-    was, is_ = (sum(1 for r in rs if r["outcome"] == "skipped") for rs in (orig, now))
-    named = sum(1 for f in found if f["kind"] == "skip_added" or "skipped" in f["detail"])
+    was, is_ = _counts(orig)["skipped"], _counts(now)["skipped"]
+    named = skips_named + sum(1 for f in found if f["kind"] == "skip_added" or "skipped" in f["detail"])
     if is_ - was <= named:
         return []
     return [finding("skip_added", "(the whole run)", "", f"the runner skips {is_} tests, {was} in the originals' run")]
@@ -114,6 +140,18 @@ def _followed(key: str, rs: list[dict], now_index: dict, heirs: dict, named: set
     is_ = {r["outcome"] for r in current}
     found = [finding("skip_added", path, test, "the runner now skips it")] if ran and not is_ & set(RAN) else []
     return found, "failed" in was and "failed" not in is_
+
+
+def _heirs_not_run(moved: dict[str, list[str]], named: set[str], now_index: dict) -> list[dict]:
+    """A test the source checks followed to tests the runner never ran (moved where the runner does not look):
+    its checks no longer run, whatever else took some of them."""
+    out = []
+    for old_id, new_ids in moved.items():
+        lost = [n for n in new_ids if n not in named and not _same(n, now_index)]
+        if lost and old_id not in named:
+            out.append(finding("test_removed", *_split(old_id), "its checks moved to " + ", ".join(lost)
+                               + ", which the runner never ran (not collected)"))
+    return out
 
 
 def _new_not_run(new_tests: list[str], named: set[str], now_index: dict, shown: set) -> list[dict]:

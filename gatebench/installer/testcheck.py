@@ -15,6 +15,7 @@ import tempfile
 from gatebench.hook import proc, runners
 from gatebench.hook.gates.tests import DEFAULT_COMMAND, PYTEST_INFRA_CODES, SHELL_INFRA_CODES, plain_output
 from gatebench.hook.installed_tests import coverage
+from gatebench.hook.runners import _summary
 
 
 def tests_command(gates: list, python: str) -> tuple[str, float] | None:
@@ -53,11 +54,13 @@ def check(command: str, repo: str, timeout_s: float) -> dict:
         problem = f"{SHELL_INFRA_CODES.get(r.returncode or 127, 'cannot start')} (exit {r.returncode}): {tail}"
     elif name == "pytest" and r.returncode in PYTEST_INFRA_CODES:
         problem = f"{PYTEST_INFRA_CODES[r.returncode]} (exit {r.returncode}): {tail}"
-    elif results is not None and not results:
+    counts = _summary.counts(results) if results is not None else {}
+    if results is not None and not any(counts.values()):
         problem = f"no tests were collected (exit {r.returncode})"
-    if results:
-        counts = {o: sum(1 for x in results if x["outcome"] == o) for o in ("passed", "failed", "skipped")}
-        summary = ", ".join(f"{n} {o}" for o, n in counts.items() if n) + f" ({name} report)"
+    if any(counts.values()):
+        summary = ", ".join(f"{n} {o}" for o, n in counts.items() if n) + (
+            f" ({name}'s own output: its failing tests named, the rest counted)" if hasattr(results, "partial")
+            else f" ({name} report)")
     else:
         summary = f"exit {r.returncode}" + (f": {tail}" if tail else "")
     return {"problem": problem, "summary": summary, "coverage": coverage(name, last), "seconds": round(r.seconds, 2)}

@@ -87,7 +87,7 @@ def segments(command: str) -> list[list[str]]:
     return out
 
 
-def detect(command: str, repo: str) -> tuple[str | None, str]:
+def detect(command: str, repo: str, depth: int = 3) -> tuple[str | None, str]:
     """(runner name or None, how flags reach it: `place`'s way, "" when they cannot: the runner is
     not the last command of the line or of its package script). `npm test` and friends are read
     through package.json."""
@@ -99,23 +99,46 @@ def detect(command: str, repo: str) -> tuple[str | None, str]:
                 if i != len(segs) - 1:
                     return name, ""
                 return name, "append" if script == command else _script_way(command)
-    return None, ""
+    nested = script != command and depth > 1  # inside a package script: the scripts it runs are this package's
+    return (_nested(segs, repo, depth - 1) if nested else None), ""
+
+
+def _nested(segs: list[list[str]], repo: str, depth: int) -> str | None:
+    """The runner of a package script that runs other scripts (`pnpm run test:node && pnpm run test:edge`):
+    found through them (at most `depth` scripts deep), its flags never placed (results then come from its own
+    output)."""
+    for words in segs:
+        inner = shlex.join(words)
+        script = script_of(inner, repo)
+        name = detect(script, repo, depth)[0] if script != inner else None
+        if name is not None:
+            return name
+    return None
 
 
 def _script_way(command: str) -> str:
-    """Flags after a package script: npm wants them after `--`; pnpm and yarn pass what follows the
-    script name on (a `--` would reach the runner, which some take as "no more options")."""
+    """Flags after a package script: npm wants them after `--`; yarn and `pnpm run X` / `pnpm X` pass what
+    follows the script name on (a `--` would reach the runner, which some take as "no more options"). pnpm's
+    own `test` command differs by version (pnpm 9 refuses unknown options, pnpm 10 passes a `--` on), so
+    `pnpm test` is run as `pnpm run test`, the same script, which both pass flags through."""
     words = segments(command)
     if len(words) != 1:
         return ""
     tool = os.path.basename(words[0][0])
     if tool == "npm":
         return "after --" if "--" not in words[0] else "append"
+    if tool == "pnpm" and _PNPM_TEST.match(command) and "--" not in words[0]:
+        return "pnpm run"
     return "append" if tool in ("pnpm", "yarn") else ""
+
+
+_PNPM_TEST = re.compile(r"^(?P<tool>\s*\S*pnpm(?:\s+-\S+)*)\s+t(?:est)?(?=\s|$)")
 
 
 def place(command: str, args: str, way: str) -> str:
     """The runner's flags placed where it gets them (`detect`'s way)."""
+    if way == "pnpm run":
+        return _PNPM_TEST.sub(lambda m: m.group("tool") + " run test", command, count=1) + f" {args}"
     return f"{command} -- {args}" if way == "after --" else f"{command} {args}"
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gatebench.hook import runners
-from gatebench.hook.runners import _js, _jsonreport
+from gatebench.hook.runners import _js, _jsonreport, _summary
 
 NAME = "jest"
 SOURCE = True
@@ -19,4 +19,6 @@ def prepare(command: str, report: str, last: str) -> tuple[str, dict] | None:
 
 
 def results(report: str, output: str, root: str = "") -> list[dict] | None:
-    return _jsonreport.read(report, root)
+    """Its JSON report; without one (the flags could not reach it), its own output's failing tests and counts."""
+    found = _jsonreport.read(report, root)
+    return found if found is not None else _summary.jest(output, root)

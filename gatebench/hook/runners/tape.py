@@ -2,7 +2,10 @@
 
 tape prints a nested `t.test` as a flat `# title` line too (no indentation, no parent), so ids are titles:
 there is no suite path to read. A title repeated in one run is kept apart as the source checks keep it
-(`title #2`, `title #2 #2`, ...), so two tests of one title are two results, not one."""
+(`title #2`, `title #2 #2`, ...), so two tests of one title are two results, not one. What the gate does
+with that: results are matched to the source tests by title in any file (a title repeated across files in
+the order tape ran them); a nested test is its parent's checks in the source checks and a title of its
+own here, so a nested test deleted is named by both (the parent's check removed; the title, no path)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ behind `npm test`)."""
 from __future__ import annotations
 
 from gatebench.hook import runners
-from gatebench.hook.runners import _js, _jsonreport
+from gatebench.hook.runners import _js, _jsonreport, _summary
 
 NAME = "vitest"
 SOURCE = True
@@ -22,4 +22,6 @@ def prepare(command: str, report: str, last: str) -> tuple[str, dict] | None:
 
 
 def results(report: str, output: str, root: str = "") -> list[dict] | None:
-    return _jsonreport.read(report, root)
+    """Its JSON report; without one (the flags could not reach it), its own output's failing tests and counts."""
+    found = _jsonreport.read(report, root)
+    return found if found is not None else _summary.vitest(output, root)
