@@ -17,10 +17,12 @@ from gatebench.analyze import load, pipeline, tables
 from gatebench.analyze.gates import gate_stats
 from gatebench.analyze.load import to_run
 from gatebench.bench import mutants as mut
+from gatebench.bench import recipe_rules
 from gatebench.bench.promptcheck import flags
+from gatebench.bench.recipes import load_recipe, recipe_paths
 from gatebench.bench.selftest import Judged, injection_failures
 from gatebench.bench.taskimport.runs import PYTEST
-from gatebench.bench.taskimport.visible import changed_tests, visible_command
+from gatebench.bench.taskimport.visible import changed_tests, exact_deselect, visible_command
 from gatebench.bench.tasks import load_task
 from gatebench.models.recipe import Recipe
 from gatebench.models.task import Inject
@@ -105,6 +107,36 @@ def test_visible_command_keeps_every_test_module_and_changed_tests_are_the_rewri
                                                            "tests/test_calc.py::test_clamp_passes_high_through"}
 
 
+PREFIX_TESTS = ("import pytest\n\n\ndef test_a():\n    pass\n\n\ndef test_ab():\n    pass\n\n\n"
+                 "@pytest.mark.parametrize('n', [1, 10])\ndef test_p(n):\n    pass\n")
+
+
+def test_deselecting_a_test_never_drops_another_whose_id_it_prefixes(tmp_path: Path):
+    import shlex
+    import subprocess
+    import sys
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text(PREFIX_TESTS)
+    (tmp_path / "tests" / "test_y.py").write_text("def test_y():\n    pass\n")
+    files = ["tests/test_x.py", "tests/test_y.py"]
+    every = ["tests/test_x.py::test_a", "tests/test_x.py::test_ab", "tests/test_x.py::test_p[1]",
+             "tests/test_x.py::test_p[10]", "tests/test_y.py::test_y"]
+
+    def runs(command: str) -> set[str]:
+        out = subprocess.run([*shlex.split(command.replace("{python}", sys.executable)), "--co"], cwd=tmp_path,
+                             capture_output=True, text=True).stdout
+        return {line for line in out.splitlines() if "::" in line}
+    drop = ["tests/test_x.py::test_a", "tests/test_x.py::test_p[1]"]
+    # pytest's own --deselect is a prefix match: the plain form loses test_ab too (the old command).
+    assert runs(visible_command(files, drop)) == set(every) - {*drop, "tests/test_x.py::test_ab"}
+    assert runs(exact_deselect(files, drop, [], every)) == set(every) - set(drop)
+    # A parametrized id ends in `]`, so it prefixes no other: with no clash the command is the plain form.
+    assert exact_deselect(files, drop[1:], [], every) == visible_command(files, drop[1:])
+    assert exact_deselect(files, ["tests/test_x.py::test_ab"], [], every) == visible_command(
+        files, ["tests/test_x.py::test_ab"])
+
+
 def test_respellings_duplicates_and_version_bumps_are_never_tried_and_real_slips_are():
     parent = '__version__ = "1.0"\n\n\ndef f(obj):\n    return 2\n'
     ref = '__version__ = "1.1"\n\n\ndef f(obj):\n    if obj is not None:\n        return 1\n    return 2\n'
@@ -153,6 +185,17 @@ def test_the_prompt_check_flags_code_given_away_a_quoted_token_and_pinned_behavi
     assert _flags(honest) == []
 
 
+def test_a_value_a_hidden_test_is_parametrized_over_is_the_interface_not_a_giveaway():
+    # six 1.13 (R43): test_move_items runs over the reference's own table of moves, so each new move's name is
+    # in a test id and must be named; a literal of the fix no test id names is still flagged.
+    base = {"six.py": "moves = [('a', 'x')]\n"}
+    ref = {"six.py": "moves = [('a', 'x'), ('collections_abc', 'collections.abc'), ('dbm_ndbm', 'dbm.ndbm')]\n"}
+    hidden = {"test_six.py": "import six\n\n\ndef test_move_items(name):\n    assert name in dir(six)\n"}
+    prompt = "six.moves must gain `collections_abc` and `dbm_ndbm` for the abstract base classes and dbm.ndbm."
+    found = flags(prompt, ["test_six.py::test_move_items[collections_abc]"], hidden, base, ref, {})
+    assert [f for f in found if "quotes a literal" in f] == ["quotes a literal the fix adds or removes: 'dbm_ndbm'"]
+
+
 def test_a_recipe_names_every_commit_or_says_it_is_a_release_diff_and_never_prints_none():
     data = yaml.safe_load((Path(__file__).resolve().parent.parent / "suites" / "real" / "R32.yaml").read_text())
     r = Recipe.model_validate(data)
@@ -199,3 +242,29 @@ def test_gate_recall_is_reported_on_plausible_wrong_fixes_apart_from_crude_ones(
     plain = [to_run({k: v for k, v in d.items() if k != "sim"}, "r", ".") for d in recs]
     (g,) = gate_stats(plain, 0.95)
     assert g.recall_plausible is None and g.recall_crude is None  # no sim states: not split
+
+
+# Recipes not curated again under issue 32's rules yet, whose measured data still breaks them: a ratchet (a
+# recipe curated again leaves it; no other may join it).
+NOT_CURATED_YET = {"R10", "R43", "R63", "R64", "R65", "R75"}
+
+
+def test_over_the_real_suite_no_visible_command_is_compileall_and_every_plausible_fix_is_plausible_as_measured():
+    # Every recipe's hidden tests are project test files, so its base has one: compileall gates nothing there.
+    # A plausible (or partial) wrong fix passed the visible tests and failed a FAIL_TO_PASS test when measured;
+    # selftest proves the measurement on every run of the task.
+    found = {rid: p for rid in recipe_paths() if (p := recipe_rules.visible_problems(load_recipe(rid)) +
+                                                  recipe_rules.plausible_problems(load_recipe(rid)))}
+    broken = {rid for rid, p in found.items() if any("compileall" in x or "injection" in x for x in p)}
+    assert broken <= NOT_CURATED_YET, {rid: found[rid] for rid in broken - NOT_CURATED_YET}
+    # The checks reject what they exist to catch, beside the good recipe.
+    good = load_recipe("R62")
+    assert recipe_rules.problems(good) == []
+    assert recipe_rules.visible_problems(good.model_copy(update={"visible": recipe_rules.COMPILE_ONLY}))
+    assert recipe_rules.visible_problems(good.model_copy(update={"visible": good.visible + " --ignore=tests.py"}))
+    crude = [i.model_copy(update={"blocked_by": ["tests", "oracle"]}) if i.kind == "plausible" else i
+             for i in good.injections]
+    assert "yet the visible tests block it" in " ".join(recipe_rules.plausible_problems(
+        good.model_copy(update={"injections": crude})))
+    twice = [*good.injections, good.injections[1].model_copy(update={"name": "again"})]
+    assert recipe_rules.duplicate_problems(good.model_copy(update={"injections": twice}))

@@ -190,11 +190,24 @@ def _quoted(literal: str, prompt: str) -> bool:
     return any(f"{q}{literal}{q}" in prompt for q in ('"', "'", "`"))
 
 
-def given_away(prompt: str, base: dict[str, str], reference: dict[str, str], hidden: dict[str, str]) -> list[str]:
+def param_ids(tests: list[str]) -> set[str]:
+    """The parameter ids of parametrized test ids (`f::t[a-b]` -> a, b, a-b): a test parametrized over the
+    reference's own data (six's moves) names each value in its id, so that value is the interface."""
+    out: set[str] = set()
+    for t in tests:
+        if t.endswith("]") and "[" in t:
+            p = t.split("[", 1)[1][:-1]
+            out |= {p, *p.split("-")}
+    return out
+
+
+def given_away(prompt: str, base: dict[str, str], reference: dict[str, str], hidden: dict[str, str],
+               tests: list[str] = ()) -> list[str]:  # type: ignore[assignment]
     """Code the fix adds or removes that the prompt names (as code) or quotes: the cure prescribed. Names and
-    literals the hidden tests themselves use are the task's interface and must be named, so they are not."""
+    literals the hidden tests themselves use, or name in their ids, are the task's interface and must be named,
+    so they are not."""
     names, strings = fix_code(base, reference)
-    used_names, used_strings = set(), set()
+    used_names, used_strings = set(), param_ids(list(tests))
     for src in hidden.values():
         n, s = _names_and_strings(src)
         used_names |= n
@@ -297,5 +310,5 @@ def flags(prompt: str, tests: list[str], hidden: dict[str, str], base: dict[str,
     """Every prompt-check flag of a real task: code given away, a hidden token quoted, pinned behaviour unstated.
     `tests`: FAIL_TO_PASS and PASS_TO_PASS; `hidden`: the hidden test modules; `base`: every source file of the
     base; `reference`: the fix's files; `visible`: the base's test modules (the agent reads them)."""
-    return [*given_away(prompt, base, reference, hidden), *quoted_tokens(tests, hidden, prompt, base),
+    return [*given_away(prompt, base, reference, hidden, tests), *quoted_tokens(tests, hidden, prompt, base),
             *unstated(tests, hidden, {p: visible[p] for p in hidden if p in visible}, prompt, list(visible.values()))]

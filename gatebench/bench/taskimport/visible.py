@@ -28,6 +28,26 @@ def visible_command(visible_files: list[str], deselect: list[str] = (),  # type:
                      *(f"--deselect={shlex.quote(t)}" for t in deselect)])
 
 
+def exact_deselect(visible_files: list[str], deselect: list[str], ignore: list[str], collected) -> str:
+    """The visible command leaving out exactly `deselect`: pytest's --deselect drops every id it is a PREFIX of
+    (`f::test_a` drops `f::test_ab`, `f::t[1]` drops `f::t[10]`), so a module where that would drop a test that
+    must run is given as its kept test ids instead, and its root as the root's other modules."""
+    drop = set(deselect)
+    kept = sorted(t for t in collected if t not in drop and not t.startswith("?::"))
+    clash = {d for d in drop if any(k.startswith(d) for k in kept)}
+    if not clash:
+        return visible_command(visible_files, deselect, ignore)
+    mods = sorted({d.split("::", 1)[0] for d in clash})
+    others = [f for f in visible_files if f not in mods and f not in ignore]
+    roots = sorted({f.split("/", 1)[0] for f in visible_files})
+    args = [r for r in roots if not any(m.split("/", 1)[0] == r for m in mods)]
+    args += sorted(f for f in others if f.split("/", 1)[0] not in args)
+    args += [k for k in kept if k.split("::", 1)[0] in mods]
+    rest = [d for d in deselect if d.split("::", 1)[0] not in mods]
+    return " ".join([PYTEST, *(shlex.quote(a) for a in args), *(f"--ignore={f}" for f in sorted(set(ignore))),
+                     *(f"--deselect={shlex.quote(t)}" for t in rest)])
+
+
 def deselected(command: str) -> list[str]:
     """The test ids a visible command deselects."""
     return [a.split("=", 1)[1] for a in shlex.split(command) if a.startswith("--deselect=")]
@@ -130,11 +150,12 @@ def visible_tests(ptree: Path, ctree: Path, visible_files: list[str], changed: l
     left_out = sorted({*bad, *rewritten, *stale})
     if not left_out:
         return command, 0
-    return _deselected(ptree, visible_files, exclude, bad, rewritten, stale, python, timeout_s, warnings, log), 0
+    return _deselected(ptree, visible_files, exclude, bad, rewritten, stale, python, timeout_s, warnings, log,
+                       collected=list(base["tests"])), 0
 
 
 def _deselected(ptree: Path, visible_files: list[str], exclude: list[str], bad: list[str], rewritten: list[str],
-                stale: list[str], python: str, timeout_s: float, warnings: list[str], log) -> str:
+                stale: list[str], python: str, timeout_s: float, warnings: list[str], log, collected=()) -> str:
     """The visible command with the given tests left out, proven to pass on the base."""
     every = sorted({*bad, *rewritten, *stale})
     modules = sorted({m for t in every if (m := uncollectable(t, ptree))})
@@ -146,7 +167,7 @@ def _deselected(ptree: Path, visible_files: list[str], exclude: list[str], bad: 
         warnings.append(f"left out {len(stale)} visible test(s) the reference fails (the fix makes them stale): "
                         f"{', '.join(stale[:8])}")
     log(f"visible tests: {len(tests)} deselected ({len(rewritten)} the fix rewrote), {len(modules)} modules ignored")
-    command = visible_command(visible_files, [*exclude, *tests], modules)
+    command = exact_deselect(visible_files, [*exclude, *tests], modules, collected)
     again = _run(ptree, command, python, timeout_s)
     if again["error"] or again["failed"] or again["errors"]:
         out = diagnose(ptree, command, python, timeout_s)
