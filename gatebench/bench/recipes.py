@@ -205,7 +205,10 @@ def materialize(rid: str, home: Path | None = None, log=lambda _m: None) -> dict
     home.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f"gatebench-recipe-{rid}-") as tmp:
         repo = Path(tmp) / r.project
+        cached = all((sdist_cache() / sd.file).is_file() for sd in (r.base, r.fix))
+        t_fetch = time.monotonic()
         sha = lay_history(r, repo, where)
+        fetch_s = round(time.monotonic() - t_fetch, 2)
         facts = Facts(r.fail_to_pass, r.pass_to_pass, r.visible, [i.model_dump(mode="json") for i in r.injections],
                       list(r.excluded), list(r.canaries_exclude))
         spec = TaskEnv(python=r.python, requirements=r.requirements, deps=dep_files(repo))
@@ -214,9 +217,10 @@ def materialize(rid: str, home: Path | None = None, log=lambda _m: None) -> dict
                           source={"repo": r.repo, "commit": r.provenance_label(), "parent": f"{r.project} {r.base.version} (sdist)",
                                   "project": r.project, "license": r.license, "recipe": f"{SUITE / rid}.yaml@{h}"})
     seconds = round(time.monotonic() - t0, 2)
-    log(f"{rid}: laid from {r.base.file} and {r.fix.file} in {seconds:.1f} s "
-        f"(environment {res.env['key']}: {'built' if res.env['built'] else 'reused'})")
-    return {"id": rid, "laid": True, "seconds": seconds, "env": res.env}
+    log(f"{rid}: laid from {r.base.file} and {r.fix.file} in {seconds:.1f} s (sdists {'cached' if cached else 'downloaded'}"
+        f" and laid as history in {fetch_s:.1f} s; environment {res.env['key']}: "
+        f"{'built' if res.env['built'] else 'reused'} in {res.env['seconds']:.1f} s)")
+    return {"id": rid, "laid": True, "seconds": seconds, "env": res.env, "fetch_seconds": fetch_s, "downloaded": not cached}
 
 
 MATERIALIZE_JOBS_ENV = "GATEBENCH_MATERIALIZE_JOBS"

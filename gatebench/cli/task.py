@@ -95,8 +95,10 @@ def _materialize(args: argparse.Namespace, home: Path | None) -> int:
     ids = list(args.ids) or suite_ids(args.suite or "real", home)
     done = ensure_tasks(ids, home, log=lambda m: print(f"materialize: {m}", file=sys.stderr), jobs=args.jobs)
     laid = [d for d in done if d["laid"]]
-    print(f"{len(ids)} real tasks: {len(laid)} laid ({sum(d['seconds'] for d in laid):.0f} s), "
-          f"{len(ids) - len(laid)} already there")
+    down = [d for d in laid if d.get("downloaded")]
+    print(f"{len(ids)} real tasks: {len(laid)} laid ({sum(d['seconds'] for d in laid):.0f} s of task time), "
+          f"{len(ids) - len(laid)} already there" + (f"; {len(down)} downloaded an sdist "
+          f"({sum(d['fetch_seconds'] for d in down):.0f} s)" if down else ""))
     return 0
 
 
