@@ -77,7 +77,8 @@ def samples() -> SuiteSamples:
 
 def recipe_hash(r: Recipe) -> str:
     # An empty canaries_exclude is left out so that recipes written before the field keep their hash (and stay laid).
-    skip = {"cost"} | (set() if r.canaries_exclude else {"canaries_exclude"})
+    skip = {"cost"} | (set() if r.canaries_exclude else {"canaries_exclude"}) | \
+        (set() if r.canaries_proof is not None else {"canaries_proof"})
     return hashlib.sha256(json.dumps(r.model_dump(mode="json", exclude=skip), sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -210,7 +211,7 @@ def materialize(rid: str, home: Path | None = None, log=lambda _m: None) -> dict
         sha = lay_history(r, repo, where)
         fetch_s = round(time.monotonic() - t_fetch, 2)
         facts = Facts(r.fail_to_pass, r.pass_to_pass, r.visible, [i.model_dump(mode="json") for i in r.injections],
-                      list(r.excluded), list(r.canaries_exclude))
+                      list(r.excluded), list(r.canaries_exclude), r.canaries_proof)
         spec = TaskEnv(python=r.python, requirements=r.requirements, deps=dep_files(repo))
         res = import_task(repo, sha, home, task_id=rid, prompt=r.prompt, test_globs=r.test_globs or DEFAULT_TEST_GLOBS,
                           code_files=r.files, facts=facts, env_spec=spec, log=log,
@@ -302,6 +303,7 @@ def curate(path: Path, log=lambda _m: None, timeout_s: float = 300) -> tuple[Rec
     data = r.model_dump(mode="json", exclude_none=True)
     data.update(requirements=res.env["requirements"], fail_to_pass=res.fail_to_pass, pass_to_pass=res.pass_to_pass,
                 excluded=res.excluded, visible=res.visible,
+                canaries_proof=sorted(set(res.no_twin) - set(r.canaries_exclude)),
                 injections=[{k: v for k, v in i.items() if k in ("name", "kind", "description", "mutant", "delete",
                                                                   "fails", "blocked_by")} for i in res.recipe_injections],
                 cost={"seconds": res.seconds, "env_seconds": res.env["seconds"] if res.env["built"] else 0.0,
