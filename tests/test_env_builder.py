@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -35,7 +36,11 @@ def test_the_builder_is_uv_when_installed_pip_when_asked_and_a_bad_value_is_an_e
     argv = b.install("/env/bin/python", ["--no-deps", "x==1"])
     # copies, never hard links into uv's cache (an agent's in-place edit would reach later builds); compiled.
     assert argv[argv.index("--link-mode") + 1] == "copy" and "--compile-bytecode" in argv
-    assert b.venv("/usr/bin/python3.11", Path("/e")) == ["/usr/bin/python3.11", "-m", "venv", "/e"]
+    steps = b.venv(sys.executable, Path("/e"))
+    assert steps[0] == [sys.executable, "-m", "venv", "--without-pip", "/e"]
+    assert [Path(w).name.split("-")[0] for w in steps[1] if w.endswith(".whl")] == ["pip", "setuptools"]
+    assert installer.Builder(None).venv("/usr/bin/python3.11", Path("/e")) == [["/usr/bin/python3.11", "-m", "venv",
+                                                                                 "/e"]]
     monkeypatch.setenv(installer.BUILDER_ENV, "pip")
     assert installer.builder().name == "pip"
     assert installer.builder().install("/env/bin/python", ["x"])[:2] == ["/env/bin/python", "-m"]
@@ -77,7 +82,8 @@ def test_a_uv_task_layer_holds_the_projects_metadata_not_its_code_and_stays_inta
     ini = next((taskenv.site_packages(shared) / "iniconfig").glob("*.py"))
     assert os.stat(ini).st_nlink == 2  # the shared file and the layer's link, nothing else
     # Compiled at install: using the environment writes no __pycache__, so it is still intact.
-    r = subprocess.run([info.python, "-c", "import iniconfig, pip"], capture_output=True, text=True)
+    r = subprocess.run([info.python, "-c", "import iniconfig, pkg_resources, pip"], capture_output=True,
+                       text=True)
     assert r.returncode == 0, r.stderr
     assert taskenv.intact(info.dir) and taskenv.intact(shared)
     again = taskenv.ensure_env(repo, spec, cache)

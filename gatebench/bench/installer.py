@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,10 +44,15 @@ class Builder:
     def name(self) -> str:
         return "uv" if self.uv else "pip"
 
-    def venv(self, python: str, dest: Path) -> list[str]:
-        # `python -m venv` with either tool: its pip and setuptools are the ones the interpreter bundles (offline,
-        # the same every day), where `uv venv --seed` would take PyPI's newest (setuptools without pkg_resources).
-        return [python, "-m", "venv", str(dest)]
+    def venv(self, python: str, dest: Path) -> list[list[str]]:
+        """The commands that make the venv. Either way its pip and setuptools are the ones the interpreter bundles
+        (ensurepip's wheels: offline, the same every day; `uv venv --seed` would take PyPI's newest, a setuptools
+        without pkg_resources): uv installs those wheels in a fraction of ensurepip's time."""
+        wheels = bundled_wheels(python) if self.uv else []
+        if not wheels:
+            return [[python, "-m", "venv", str(dest)]]
+        return [[python, "-m", "venv", "--without-pip", str(dest)],
+                self.install(str(dest / "bin" / "python"), ["--no-deps", *wheels])]
 
     def install(self, env_python: str, args: list[str]) -> list[str]:
         if self.uv:
@@ -60,6 +66,18 @@ class Builder:
         if self.uv:
             return [self.uv, "pip", "freeze", "--python", env_python]
         return [env_python, *PIP, "freeze", "--all"]
+
+
+def bundled_wheels(python: str) -> list[str]:
+    """The pip and setuptools wheels ensurepip would install into a venv of `python` ([] when it has none)."""
+    code = "import ensurepip, os; print(os.path.join(os.path.dirname(ensurepip.__file__), '_bundled'))"
+    try:
+        r = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    folder = Path(r.stdout.strip()) if r.returncode == 0 else None
+    found = sorted(str(p) for p in folder.glob("*.whl")) if folder and folder.is_dir() else []
+    return found if any(Path(w).name.startswith("pip-") for w in found) else []
 
 
 def builder() -> Builder:

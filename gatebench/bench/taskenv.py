@@ -263,7 +263,8 @@ def ensure_shared(env: TaskEnv, cache: Path) -> tuple[Path, bool, int]:
         log = _fresh_log(cache, key)
         tool = builder()
         try:
-            _run(tool.venv(find_python(env.python), d), log)
+            for argv in tool.venv(find_python(env.python), d):
+                _run(argv, log)
             # No pins (a task.yaml written by hand): pytest alone, resolved now.
             pins = ["--no-deps", *env.requirements] if env.requirements else ["pytest"]
             _run(tool.install(str(env_python(d)), pins), log)
