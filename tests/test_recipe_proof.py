@@ -20,8 +20,12 @@ def test_an_absent_proof_keeps_the_hash_and_a_recorded_one_is_part_of_it():
 
 
 def _measure(monkeypatch, proven):
-    calls = []
-    monkeypatch.setattr(pipeline, "prove_canaries", lambda *a: calls.append(a) or ["t.py::from_proof"])
+    calls: list[tuple] = []
+
+    def prove(*a):
+        calls.append(a)
+        return ["t.py::from_proof"]
+    monkeypatch.setattr(pipeline, "prove_canaries", prove)
     facts = pipeline.Facts(["t.py::a"], ["t.py::b"], "cmd", [], [], ["t.py::by_hand"], proven)
     job = SimpleNamespace(exclude=[], facts=facts, log=lambda _m: None, timeout_s=1, warnings=[])
     c = SimpleNamespace(modules=["t.py"])
