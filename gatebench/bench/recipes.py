@@ -22,8 +22,10 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import yaml
@@ -75,7 +77,8 @@ def samples() -> SuiteSamples:
 
 def recipe_hash(r: Recipe) -> str:
     # An empty canaries_exclude is left out so that recipes written before the field keep their hash (and stay laid).
-    skip = {"cost"} | (set() if r.canaries_exclude else {"canaries_exclude"})
+    skip = {"cost"} | (set() if r.canaries_exclude else {"canaries_exclude"}) | \
+        (set() if r.canaries_proof is not None else {"canaries_proof"})
     return hashlib.sha256(json.dumps(r.model_dump(mode="json", exclude=skip), sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -103,14 +106,19 @@ def fetch_sdist(project: str, sd: Sdist, where: str = "") -> Path:
     if not path.is_file():
         sdist_cache().mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix="gatebench-sdist-") as tmp:
-            r = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
+            # `--no-binary PROJECT`, not `:all:`: the sdist of the project only; pip prepares its metadata with build
+            # dependencies as wheels (`:all:` built setuptools and the rest from source: minutes per sdist).
+            r = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", project,
                                 f"{project}=={sd.version}", "-d", tmp], capture_output=True, text=True, timeout=600)
             got = Path(tmp) / sd.file
             if not got.is_file():
                 found = ", ".join(p.name for p in Path(tmp).iterdir()) or "nothing"
                 raise UsageError(f"{where}: pip download {project}=={sd.version} gave {found}, not {sd.file}: "
                                  f"{(r.stderr or r.stdout)[-600:]}")
-            shutil.move(str(got), path)
+            # Parallel materializers read the cache: the file appears whole or not at all.
+            part = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.part")
+            shutil.move(str(got), part)
+            os.replace(part, path)
     digest = sha256_of(path)
     if digest != sd.sha256:
         raise UsageError(f"{where}: {path} has sha256 {digest}, the recipe pins {sd.sha256}: the download is not the "
@@ -198,30 +206,77 @@ def materialize(rid: str, home: Path | None = None, log=lambda _m: None) -> dict
     home.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f"gatebench-recipe-{rid}-") as tmp:
         repo = Path(tmp) / r.project
+        cached = all((sdist_cache() / sd.file).is_file() for sd in (r.base, r.fix))
+        t_fetch = time.monotonic()
         sha = lay_history(r, repo, where)
+        fetch_s = round(time.monotonic() - t_fetch, 2)
         facts = Facts(r.fail_to_pass, r.pass_to_pass, r.visible, [i.model_dump(mode="json") for i in r.injections],
-                      list(r.excluded), list(r.canaries_exclude))
+                      list(r.excluded), list(r.canaries_exclude), r.canaries_proof)
         spec = TaskEnv(python=r.python, requirements=r.requirements, deps=dep_files(repo))
         res = import_task(repo, sha, home, task_id=rid, prompt=r.prompt, test_globs=r.test_globs or DEFAULT_TEST_GLOBS,
                           code_files=r.files, facts=facts, env_spec=spec, log=log,
                           source={"repo": r.repo, "commit": r.provenance_label(), "parent": f"{r.project} {r.base.version} (sdist)",
                                   "project": r.project, "license": r.license, "recipe": f"{SUITE / rid}.yaml@{h}"})
     seconds = round(time.monotonic() - t0, 2)
-    log(f"{rid}: laid from {r.base.file} and {r.fix.file} in {seconds:.1f} s "
-        f"(environment {res.env['key']}: {'built' if res.env['built'] else 'reused'})")
-    return {"id": rid, "laid": True, "seconds": seconds, "env": res.env}
+    log(f"{rid}: laid from {r.base.file} and {r.fix.file} in {seconds:.1f} s (sdists {'cached' if cached else 'downloaded'}"
+        f" and laid as history in {fetch_s:.1f} s; environment {res.env['key']}: "
+        f"{'built' if res.env['built'] else 'reused'} in {res.env['seconds']:.1f} s)")
+    return {"id": rid, "laid": True, "seconds": seconds, "env": res.env, "fetch_seconds": fetch_s, "downloaded": not cached}
 
 
-def ensure_tasks(ids: list[str], home: Path | None = None, log=lambda _m: None) -> list[dict]:
-    """Materialize the recipes among `ids` that are not laid yet (bundled ids are left alone)."""
+MATERIALIZE_JOBS_ENV = "GATEBENCH_MATERIALIZE_JOBS"
+
+
+def default_jobs() -> int:
+    """`$GATEBENCH_MATERIALIZE_JOBS`, else 2 (bounded: the work is pytest and builds, CPU-bound on a 2-core machine)."""
+    raw = os.environ.get(MATERIALIZE_JOBS_ENV, "")
+    if raw and not (raw.isdigit() and int(raw) >= 1):
+        raise UsageError(f"${MATERIALIZE_JOBS_ENV}={raw!r}: expected a whole number >= 1")
+    return int(raw) if raw else max(1, min(2, os.cpu_count() or 1))
+
+
+def ensure_tasks(ids: list[str], home: Path | None = None, log=lambda _m: None, jobs: int | None = None) -> list[dict]:
+    """Materialize the recipes among `ids` that are not laid yet (bundled ids are left alone), `jobs` at a time.
+    Recipes are grouped by project so that tasks sharing an environment wait on its build, not race to it.
+    The first failure is raised once the running ones end (the others are not started)."""
     paths = recipe_paths()
-    out = []
     todo = [i for i in ids if i in paths]
-    for n, rid in enumerate(todo, 1):
+    jobs = max(1, jobs or default_jobs())
+    done: dict[str, dict] = {}
+    lock = threading.Lock()
+
+    def one(rid: str) -> dict:
         res = materialize(rid, home, log)
-        if res["laid"]:
-            print(f"[real suite] {n}/{len(todo)} {rid} laid in {res['seconds']:.1f} s", file=sys.stderr)
-        out.append(res)
+        with lock:
+            done[rid] = res
+            if res["laid"]:
+                print(f"[real suite] {len(done)}/{len(todo)} {rid} laid in {res['seconds']:.1f} s", file=sys.stderr)
+        return res
+
+    if jobs == 1 or len(todo) < 2:
+        for rid in todo:
+            one(rid)
+    else:
+        with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="materialize") as pool:
+            futures = [pool.submit(one, rid) for rid in _by_project(todo)]
+            for f in futures:
+                if f.exception() is not None:
+                    for g in futures:
+                        g.cancel()
+                    raise f.exception()  # type: ignore[misc]
+    return [done[rid] for rid in todo if rid in done]
+
+
+def _by_project(ids: list[str]) -> list[str]:
+    """Round robin over projects: two workers rarely wait on the same environment build at once."""
+    groups: dict[str, list[str]] = {}
+    for rid in ids:
+        groups.setdefault(load_recipe(rid).project, []).append(rid)
+    out: list[str] = []
+    while any(groups.values()):
+        for g in groups.values():
+            if g:
+                out.append(g.pop(0))
     return out
 
 
@@ -248,6 +303,7 @@ def curate(path: Path, log=lambda _m: None, timeout_s: float = 300) -> tuple[Rec
     data = r.model_dump(mode="json", exclude_none=True)
     data.update(requirements=res.env["requirements"], fail_to_pass=res.fail_to_pass, pass_to_pass=res.pass_to_pass,
                 excluded=res.excluded, visible=res.visible,
+                canaries_proof=sorted(set(res.no_twin) - set(r.canaries_exclude)),
                 injections=[{k: v for k, v in i.items() if k in ("name", "kind", "description", "mutant", "delete",
                                                                   "fails", "blocked_by")} for i in res.recipe_injections],
                 cost={"seconds": res.seconds, "env_seconds": res.env["seconds"] if res.env["built"] else 0.0,

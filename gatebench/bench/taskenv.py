@@ -33,6 +33,7 @@ from pathlib import Path
 
 from filelock import FileLock
 
+from gatebench.bench.installer import PIP, Builder, builder
 from gatebench.bench.pythons import find_python
 from gatebench.bench.testdeps import (
     FALLBACK_EXTRAS,
@@ -53,7 +54,6 @@ CACHE_ENV = "GATEBENCH_ENV_CACHE"
 DEP_FILES = ("pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "PKG-INFO")
 SRC_PTH = ("import os, sys; p = os.path.join(os.getcwd(), 'src'); "
            "os.path.isdir(p) and p not in sys.path and sys.path.insert(0, p)\n")
-PIP = ["-m", "pip", "--disable-pip-version-check", "--no-input"]
 BUILD_SKIP = {".git", "__pycache__", "build", "dist", ".eggs", ".tox", ".nox"}
 
 
@@ -261,20 +261,23 @@ def ensure_shared(env: TaskEnv, cache: Path) -> tuple[Path, bool, int]:
             return d, False, 0
         shutil.rmtree(d, ignore_errors=True)
         log = _fresh_log(cache, key)
+        tool = builder()
         try:
-            _run([find_python(env.python), "-m", "venv", str(d)], log)
+            for argv in tool.venv(find_python(env.python), d):
+                _run(argv, log)
             # No pins (a task.yaml written by hand): pytest alone, resolved now.
             pins = ["--no-deps", *env.requirements] if env.requirements else ["pytest"]
-            _run([str(env_python(d)), *PIP, "install", "-q", *pins], log)
+            _run(tool.install(str(env_python(d)), pins), log)
         except BaseException:
             shutil.rmtree(d, ignore_errors=True)
             raise
-        _mark_ready(d, {"key": key, "python": env.python, "requirements": env.requirements, "log": str(log)})
+        _mark_ready(d, {"key": key, "python": env.python, "requirements": env.requirements, "log": str(log),
+                        "builder": tool.name})
     return d, True, own_bytes(d)
 
 
 def _mark_ready(d: Path, info: dict) -> None:
-    r = subprocess.run([str(env_python(d)), *PIP, "freeze", "--all"], capture_output=True, text=True)
+    r = subprocess.run(builder().freeze(str(env_python(d))), capture_output=True, text=True)
     info.update(packages=r.stdout.split(), fingerprint=fingerprint(d), content=content_hash(d))
     (d / "ready.json").write_text(json.dumps(info, indent=1) + "\n")
 
@@ -324,17 +327,64 @@ def _layer(repo: Path, env: TaskEnv, shared: Path, d: Path, log: Path) -> None:
         src = copy_source(repo, Path(tmp) / "repo")
         version = env.version or pkg_info_version(src) or "0.0.0"
         if env.install and any((src / n).is_file() for n in ("pyproject.toml", "setup.py", "setup.cfg")):
-            report = Path(tmp) / "report.json"
-            _run([py, *PIP, "install", "-q", "--no-deps", "--report", str(report), str(src)], log,
-                 env={**os.environ, **pretend_version_env(version)}, cwd=tmp)
-            for item in json.loads(report.read_text()).get("install", []):
-                if _is_local(item, src):
-                    strip_code(d, item["metadata"]["name"])
+            tool = builder()
+            if tool.uv:
+                _install_own(tool, src, d, version, log, Path(tmp))
+            else:
+                report = Path(tmp) / "report.json"
+                _run([py, *PIP, "install", "-q", "--no-deps", "--report", str(report), str(src)], log,
+                     env={**os.environ, **pretend_version_env(version)}, cwd=tmp)
+                for item in json.loads(report.read_text()).get("install", []):
+                    if _is_local(item, src):
+                        strip_code(d, item["metadata"]["name"])
         if env.setup:
             path = f"{d / 'bin'}:{os.environ.get('PATH', '/usr/bin:/bin')}"
             _run(env.setup, log, shell=True, cwd=src, env={**os.environ, "PATH": path, "VIRTUAL_ENV": str(d)})
     if (repo / "src").is_dir():
         (site_packages(d) / "_gatebench_src.pth").write_text(SRC_PTH)
+
+
+def release_of(tree: Path) -> tuple[str, str] | None:
+    """(name, version) when the tree is a release's sdist (its PKG-INFO): that release's wheel is its build."""
+    p = tree / "PKG-INFO"
+    if not p.is_file():
+        return None
+    text = p.read_text(encoding="utf-8", errors="replace")
+    name, version = re.search(r"^Name:\s*(\S+)", text, re.M), re.search(r"^Version:\s*(\S+)", text, re.M)
+    return (name.group(1), version.group(1)) if name and version else None
+
+
+def _dists(d: Path) -> dict[str, str]:
+    """The distributions installed in a venv: .dist-info folder name -> its METADATA's Name."""
+    out = {}
+    for info in site_packages(d).glob("*.dist-info"):
+        meta = info / "METADATA"
+        m = re.search(r"^Name:\s*(\S+)", meta.read_text(errors="replace"), re.M) if meta.is_file() else None
+        out[info.name] = m.group(1) if m else info.name.rsplit("-", 1)[0]
+    return out
+
+
+def _install_own(tool: Builder, src: Path, d: Path, version: str, log: Path, tmp: Path) -> None:
+    """The project's own distribution in the layer (no deps), its code then removed: the release's wheel where
+    the base is a release sdist and PyPI has one (no build at all), else built from the copy of the base."""
+    py = str(env_python(d))
+    before = _dists(d)
+    release = release_of(src)
+    built = False
+    if release:
+        try:
+            _run(tool.install(py, ["--no-deps", "--only-binary", release[0], f"{release[0]}=={release[1]}"]), log,
+                 cwd=tmp)
+            built = True
+        except UsageError:  # no wheel of that release (an sdist-only project): build it, as pip did
+            with open(log, "a") as f:
+                f.write(f"# no wheel of {release[0]}=={release[1]}: building the base instead\n")
+    if not built:
+        _run(tool.install(py, ["--no-deps", str(src)]), log, env={**os.environ, **pretend_version_env(version)},
+             cwd=tmp)
+    for info, name in _dists(d).items():
+        if before.get(info) != name:
+            strip_code(d, name)
 
 
 def strip_code(d: Path, name: str) -> list[str]:
@@ -354,6 +404,9 @@ def strip_code(d: Path, name: str) -> list[str]:
             continue
         p.unlink()
         removed.append(rel)
+        # Its bytecode too: uv compiles without listing the .pyc files in RECORD (pip lists them).
+        for pyc in (p.parent / "__pycache__").glob(f"{p.stem}.*.pyc") if p.suffix == ".py" else ():
+            pyc.unlink()
     for dirpath, _dirs, _files in sorted(os.walk(site), reverse=True):
         if dirpath != str(site) and not os.listdir(dirpath):
             os.rmdir(dirpath)

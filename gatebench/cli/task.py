@@ -8,11 +8,12 @@ import sys
 from pathlib import Path
 
 HELP = ("import a task from a commit of a git repository (import), check one (check), list every task (list), "
-        "lay the real suite from PyPI sdists (materialize), measure a recipe (curate)")
+        "lay the real suite from PyPI sdists (materialize), measure a recipe (curate), mine tasks from a project's "
+        "releases or history (mine)")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    sub = p.add_subparsers(dest="task_cmd", metavar="import|check|list|materialize", required=True)
+    sub = p.add_subparsers(dest="task_cmd", metavar="import|check|list|materialize|curate|mine", required=True)
     imp = sub.add_parser("import", help="a task from one commit: its parent is the base, its tests the oracle")
     imp.add_argument("repo", type=Path, help="a local git repository")
     imp.add_argument("commit", help="the commit that fixes something and changes tests")
@@ -38,6 +39,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     mat.add_argument("ids", nargs="*", metavar="ID", help="recipe ids (default: --suite real)")
     mat.add_argument("--suite", choices=("real", "real-sample", "ci"), help="lay every task of a suite")
     mat.add_argument("--home", type=Path)
+    mat.add_argument("--jobs", type=int, default=None, metavar="N",
+                     help="tasks laid at once (default $GATEBENCH_MATERIALIZE_JOBS, else 2); environments are built "
+                          "with uv when installed ($GATEBENCH_ENV_BUILDER=pip forces pip)")
     cur = sub.add_parser("curate", help="import a recipe in full and write its measurements back into it")
     cur.add_argument("recipes", nargs="+", type=Path, metavar="RECIPE")
     cur.add_argument("--timeout-s", type=float, default=300)
@@ -45,9 +49,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     chk.add_argument("task_id", metavar="ID")
     chk.add_argument("--home", type=Path)
     chk.add_argument("--json", action="store_true")
-    from gatebench.cli import read_eval
+    from gatebench.cli import mine, read_eval
 
     read_eval.add_arguments(sub)
+    mine.add_arguments(sub)
 
 
 def _home(args) -> Path:
@@ -63,6 +68,10 @@ def _home(args) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     home = _home(args) if hasattr(args, "home") else None
+    if args.task_cmd == "mine":
+        from gatebench.cli import mine
+
+        return mine.run(args)
     if args.task_cmd in ("read-eval", "import-eval"):
         from gatebench.cli import read_eval
 
@@ -84,10 +93,12 @@ def _materialize(args: argparse.Namespace, home: Path | None) -> int:
     from gatebench.bench.suites import suite_ids
 
     ids = list(args.ids) or suite_ids(args.suite or "real", home)
-    done = ensure_tasks(ids, home, log=lambda m: print(f"materialize: {m}", file=sys.stderr))
+    done = ensure_tasks(ids, home, log=lambda m: print(f"materialize: {m}", file=sys.stderr), jobs=args.jobs)
     laid = [d for d in done if d["laid"]]
-    print(f"{len(ids)} real tasks: {len(laid)} laid ({sum(d['seconds'] for d in laid):.0f} s), "
-          f"{len(ids) - len(laid)} already there")
+    down = [d for d in laid if d.get("downloaded")]
+    print(f"{len(ids)} real tasks: {len(laid)} laid ({sum(d['seconds'] for d in laid):.0f} s of task time), "
+          f"{len(ids) - len(laid)} already there" + (f"; {len(down)} downloaded an sdist "
+          f"({sum(d['fetch_seconds'] for d in down):.0f} s)" if down else ""))
     return 0
 
 

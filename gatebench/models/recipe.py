@@ -72,6 +72,9 @@ class Recipe(Strict):
     canaries_exclude: list[str] = Field(
         default_factory=list, description="expected tests (file.py::name) that run without a canary besides those the "
         "import's proof leaves out: selftest found their twin passing beside the original on an injection")
+    canaries_proof: list[str] | None = Field(
+        None, description="the expected tests the import's canary proof left out, as curate measured them; given, "
+        "materialize lays them without running the proof again (selftest's canary check proves them)")
     visible: str = ""
     injections: list[RecipeInjection] = Field(default_factory=list)
     few_plausible: str | None = Field(None, description="where the recipe has fewer than 2 plausible wrong fixes "

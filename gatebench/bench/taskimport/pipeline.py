@@ -51,6 +51,7 @@ class Facts:
     injections: list[dict]  # {name, kind, description, mutant: {file, op, hunk, edits} | None, omit, delete, fails, blocked_by}
     excluded: list[str] = field(default_factory=list)
     canaries_exclude: list[str] = field(default_factory=list)  # beyond the proof's: selftest's injections found them
+    proven: list[str] | None = None  # the canary proof's own exclusions as curate recorded them: not run again
 
 
 @dataclass
@@ -72,6 +73,7 @@ class ImportResult:
     visible: str = ""
     recipe_injections: list[dict] = field(default_factory=list)  # the injections as a recipe names them
     disk_bytes: int = 0  # the task's files plus what its environment added to the cache
+    no_twin: list[str] = field(default_factory=list)  # canaries.exclude: the proof's and the recipe's
 
 
 def thin_message(msg: str) -> bool:
@@ -203,7 +205,8 @@ def import_task(repo: Path, commit: str, home: Path, *, task_id: str | None = No
         env = {"key": b.env.key, "shared": b.env.shared, "python": b.env.python, "built": b.env.built,
                "seconds": b.env.seconds, "requirements": b.spec.requirements}
         return ImportResult(tid, parent, sha, p.source, m.fail_to_pass, m.pass_to_pass, t.hidden_files, ref_files,
-                            injections, env, job.warnings, seconds, m.excluded, p.gaps, v.command, recipe_inj, disk)
+                            injections, env, job.warnings, seconds, m.excluded, p.gaps, v.command, recipe_inj, disk,
+                            m.no_twin)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
@@ -283,8 +286,11 @@ def measure_tests(job: Job, c: Commit, t: Trees, b: Built) -> Measured:
             job.warnings.append(f"left out {len(flaky)} hidden test(s) whose outcome varied: "
                                 + "; ".join(flaky[:5]))
     job.log(f"FAIL_TO_PASS {len(f2p)}, PASS_TO_PASS {len(p2p)} (hidden tests: {', '.join(c.modules)})")
-    no_twin = prove_canaries(t.ctree, t.ptree, t.hidden, t.command, b.env.python, job.timeout_s, f2p, p2p,
-                             job.warnings)
+    if job.facts is not None and job.facts.proven is not None:  # recorded: selftest's canary check proves it
+        no_twin = list(job.facts.proven)
+    else:
+        no_twin = prove_canaries(t.ctree, t.ptree, t.hidden, t.command, b.env.python, job.timeout_s, f2p, p2p,
+                                 job.warnings)
     if job.facts is not None:
         no_twin = sorted(set(no_twin) | set(job.facts.canaries_exclude))
     job.log(f"canaries: {len(no_twin)} excluded by the proof" + (f" ({', '.join(no_twin[:5])})" if no_twin else ""))

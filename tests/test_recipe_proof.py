@@ -1,0 +1,43 @@
+"""`canaries_proof` in a recipe (SPEC section 12): given, materialize lays the proof's exclusions without running
+the proof (its four oracle runs); absent, the proof runs as before, and the recipe's hash is what it was."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from gatebench.bench import recipes
+from gatebench.bench.taskimport import pipeline
+
+
+def test_an_absent_proof_keeps_the_hash_and_a_recorded_one_is_part_of_it():
+    r = recipes.load_recipe("R1")
+    assert r.canaries_proof is None
+    h = recipes.recipe_hash(r)
+    assert recipes.recipe_hash(r.model_copy(update={"canaries_proof": []})) != h
+    assert recipes.recipe_hash(r.model_copy(update={"canaries_proof": None})) == h
+
+
+def _measure(monkeypatch, proven):
+    calls: list[tuple] = []
+
+    def prove(*a):
+        calls.append(a)
+        return ["t.py::from_proof"]
+    monkeypatch.setattr(pipeline, "prove_canaries", prove)
+    facts = pipeline.Facts(["t.py::a"], ["t.py::b"], "cmd", [], [], ["t.py::by_hand"], proven)
+    job = SimpleNamespace(exclude=[], facts=facts, log=lambda _m: None, timeout_s=1, warnings=[])
+    c = SimpleNamespace(modules=["t.py"])
+    t = SimpleNamespace(ctree=None, ptree=None, hidden=None, command="cmd")
+    b = SimpleNamespace(env=SimpleNamespace(python="py"))
+    return pipeline.measure_tests(job, c, t, b), calls  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("proven, runs, exclude", [
+    (["t.py::recorded"], 0, ["t.py::by_hand", "t.py::recorded"]),
+    (None, 1, ["t.py::by_hand", "t.py::from_proof"]),
+])
+def test_a_recorded_proof_is_not_run_again_and_an_absent_one_is(monkeypatch, proven, runs, exclude):
+    m, calls = _measure(monkeypatch, proven)
+    assert len(calls) == runs and m.no_twin == exclude
