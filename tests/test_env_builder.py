@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gatebench.bench import installer, taskenv
+from gatebench.bench import envbuilder as installer, taskenv
 from gatebench.errors import UsageError
 from gatebench.models.task import TaskEnv
 

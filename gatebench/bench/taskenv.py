@@ -33,7 +33,7 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from gatebench.bench.installer import PIP, Builder, builder
+from gatebench.bench.envbuilder import PIP, Builder, builder
 from gatebench.bench.pythons import find_python
 from gatebench.bench.testdeps import (
     FALLBACK_EXTRAS,
