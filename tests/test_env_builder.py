@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gatebench.bench import envbuilder as installer, taskenv
+from gatebench.bench import envbuilder, taskenv
 from gatebench.errors import UsageError
 from gatebench.models.task import TaskEnv
 
@@ -29,9 +29,9 @@ gbtiny = "gbtinyproj:main"
 
 
 def test_the_builder_is_uv_when_installed_pip_when_asked_and_a_bad_value_is_an_error(monkeypatch):
-    monkeypatch.delenv(installer.BUILDER_ENV, raising=False)
-    assert installer.find_uv(), "scripts/setup installs uv into the bench's venv"
-    b = installer.builder()
+    monkeypatch.delenv(envbuilder.BUILDER_ENV, raising=False)
+    assert envbuilder.find_uv(), "scripts/setup installs uv into the bench's venv"
+    b = envbuilder.builder()
     assert b.name == "uv"
     argv = b.install("/env/bin/python", ["--no-deps", "x==1"])
     # copies, never hard links into uv's cache (an agent's in-place edit would reach later builds); compiled.
@@ -39,18 +39,18 @@ def test_the_builder_is_uv_when_installed_pip_when_asked_and_a_bad_value_is_an_e
     steps = b.venv(sys.executable, Path("/e"))
     assert steps[0] == [sys.executable, "-m", "venv", "--without-pip", "/e"]
     assert [Path(w).name.split("-")[0] for w in steps[1] if w.endswith(".whl")] == ["pip", "setuptools"]
-    assert installer.Builder(None).venv("/usr/bin/python3.11", Path("/e")) == [["/usr/bin/python3.11", "-m", "venv",
+    assert envbuilder.Builder(None).venv("/usr/bin/python3.11", Path("/e")) == [["/usr/bin/python3.11", "-m", "venv",
                                                                                  "/e"]]
-    monkeypatch.setenv(installer.BUILDER_ENV, "pip")
-    assert installer.builder().name == "pip"
-    assert installer.builder().install("/env/bin/python", ["x"])[:2] == ["/env/bin/python", "-m"]
-    monkeypatch.setenv(installer.BUILDER_ENV, "conda")
+    monkeypatch.setenv(envbuilder.BUILDER_ENV, "pip")
+    assert envbuilder.builder().name == "pip"
+    assert envbuilder.builder().install("/env/bin/python", ["x"])[:2] == ["/env/bin/python", "-m"]
+    monkeypatch.setenv(envbuilder.BUILDER_ENV, "conda")
     with pytest.raises(UsageError, match="GATEBENCH_ENV_BUILDER='conda': expected uv or pip"):
-        installer.builder()
-    monkeypatch.setenv(installer.BUILDER_ENV, "uv")
-    monkeypatch.setattr(installer, "find_uv", lambda: None)
+        envbuilder.builder()
+    monkeypatch.setenv(envbuilder.BUILDER_ENV, "uv")
+    monkeypatch.setattr(envbuilder, "find_uv", lambda: None)
     with pytest.raises(UsageError, match="no uv is installed"):
-        installer.builder()
+        envbuilder.builder()
 
 
 def test_release_of_reads_an_sdists_pkg_info(tmp_path: Path):
@@ -61,7 +61,7 @@ def test_release_of_reads_an_sdists_pkg_info(tmp_path: Path):
 
 def test_a_uv_task_layer_holds_the_projects_metadata_not_its_code_and_stays_intact_after_use(tmp_path: Path,
                                                                                              monkeypatch):
-    monkeypatch.delenv(installer.BUILDER_ENV, raising=False)
+    monkeypatch.delenv(envbuilder.BUILDER_ENV, raising=False)
     repo = tmp_path / "repo"
     (repo / "gbtinyproj").mkdir(parents=True)
     (repo / "pyproject.toml").write_text(PYPROJECT)
