@@ -64,12 +64,19 @@ def state_of(repo: Path) -> Path:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _seal_cache_in_tmp(tmp_path_factory):
-    """`run` and `matrix` cache the seal probe per machine under XDG_CACHE_HOME: keep it out of the user's HOME."""
+def _seal_cache_in_tmp(tmp_path_factory, request):
+    """`run` and `matrix` cache the seal probe per machine under XDG_CACHE_HOME: keep it out of the user's HOME.
+    Under xdist the workers of one run share it (the parent of their basetemps is that run's own), so the probe
+    runs once per run, not once per worker; its cache file is written atomically."""
     import os
 
     old = os.environ.get("XDG_CACHE_HOME")
-    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+    if hasattr(request.config, "workerinput"):  # an xdist worker (its env var would leak into nested pytest runs)
+        shared = tmp_path_factory.getbasetemp().parent / "xdg-cache"
+        shared.mkdir(exist_ok=True)
+        os.environ["XDG_CACHE_HOME"] = str(shared)
+    else:
+        os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
     yield
     if old is None:
         os.environ.pop("XDG_CACHE_HOME", None)
