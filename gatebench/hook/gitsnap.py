@@ -145,7 +145,7 @@ def _reap(pid: int, stem: str) -> tuple[int, bytes, bytes]:
                 break
             if time.monotonic() > _deadline:
                 _kill_live()  # this git and any other of the snapshot: `current` then drops their locks
-                from gatebench.hook.snapshot import OutOfTime
+                from gatebench.hook.util import OutOfTime
 
                 raise OutOfTime("the stop's time budget ran out while git was snapshotting the work tree")
             time.sleep(0.002)
@@ -341,7 +341,7 @@ def _hold(git_dir: str) -> int:
             if time.monotonic() > give_up:
                 os.close(fd)
                 if _deadline is not None:
-                    from gatebench.hook.snapshot import OutOfTime
+                    from gatebench.hook.util import OutOfTime
 
                     raise OutOfTime("the stop's time budget ran out waiting for another snapshot's git")
                 raise GitError(f"{git_dir} is still locked by another snapshot's git after {LOCK_WAIT_S:g} s")

@@ -22,20 +22,12 @@ import time
 from gatebench.hook import jsonfast
 from gatebench.hook.filekind import kind_of, open_regular
 from gatebench.hook.globs import GlobSet
-from gatebench.hook.util import write_atomic
+from gatebench.hook.util import OutOfTime, write_atomic
 
 RACY_NS = 2_000_000_000
 BLOB_MAX_BYTES = 1 << 20  # files above this are tracked by hash only (no diff text, no restore)
 
 Manifest = dict[str, list]  # path -> [sha256, size, mode]
-
-
-class OutOfTime(Exception):
-    """The walk passed its deadline: the hook's time budget is spent. `cache`: the files hashed so far."""
-
-    def __init__(self, message: str, cache: dict | None = None):
-        super().__init__(message)
-        self.cache = cache or {}
 
 
 def shown(name: str) -> str:

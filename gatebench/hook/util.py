@@ -90,3 +90,12 @@ def signal_group(pgid: int, sig: int, *, or_leader: bool = False) -> None:
             os.kill(pgid, sig)
         except (ProcessLookupError, PermissionError):
             pass
+
+
+# Here, not in snapshot.py: gitsnap raises it too, and snapshot imports gitsnap.
+class OutOfTime(Exception):
+    """The walk passed its deadline: the hook's time budget is spent. `cache`: the files hashed so far."""
+
+    def __init__(self, message: str, cache: dict | None = None):
+        super().__init__(message)
+        self.cache = cache or {}
