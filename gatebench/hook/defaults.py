@@ -17,6 +17,7 @@ HOOK_SECONDS = 600  # budget.hook_seconds: wall budget for one stop attempt, all
 BLOCKS = 3  # budget.blocks: blocks per session prompt before give_up
 REASON_CHARS = 4000  # reason_chars: the block reason shown to the agent
 TESTS_TIMEOUT_S = 120  # tests gate
+TESTS_COMMAND = "{python} -m pytest -q"  # tests gate, installed mode, when the config names no command
 TESTS_FEEDBACK_CHARS = 3000  # tests gate
 REVIEW_TIMEOUT_S = 300  # review gate: the whole panel
 REVIEWER_TIMEOUT_S = 240  # one reviewer

@@ -19,7 +19,7 @@ from __future__ import annotations
 import copy
 
 from gatebench.hook import runners, testpolicy, testresults, userask
-from gatebench.hook.gates.tests import DEFAULT_COMMAND
+from gatebench.hook.defaults import TESTS_COMMAND as DEFAULT_COMMAND
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

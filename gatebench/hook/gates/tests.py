@@ -30,7 +30,7 @@ from gatebench.hook.gates import GateContext, Verdict
 from gatebench.hook.snapshot import read_blob
 from gatebench.hook.text import scrub_paths, trim
 
-DEFAULT_COMMAND = "{python} -m pytest -q"  # installed mode, when the config names no command
+DEFAULT_COMMAND = defaults.TESTS_COMMAND
 PYTEST_INFRA_CODES = {3: "pytest internal error", 4: "pytest usage error", 5: "no tests were collected"}
 SHELL_INFRA_CODES = {126: "command not executable", 127: "command not found"}
 _FAIL_LINE = re.compile(r"^(FAILED|ERROR) \S")
