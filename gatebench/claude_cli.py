@@ -227,3 +227,14 @@ def run_claude(
         timed_out=r.timed_out,
         bad_lines=bad,
     )
+
+
+# Here, not in bench/workers: bench/seal needs it too, and the workers import seal.
+def require_claude() -> str:
+    """The pinned CLI's path; its absence is bad input (exit 2) naming where it was looked for."""
+    from gatebench.errors import UsageError
+
+    try:
+        return str(find_claude())
+    except ClaudeNotFoundError as e:
+        raise UsageError(str(e))

@@ -684,7 +684,7 @@ def prove_seal(claude: Path, *, use_cache: bool = True) -> ProbeResult:
 def require_seal(unsealed: bool, out=None) -> bool:
     """For `run` and `matrix`: True (sealed) once proven, False with --unsealed; UsageError if the seal fails."""
     out = out or sys.stderr
-    from gatebench.bench.workers import require_claude
+    from gatebench.claude_cli import require_claude
     from gatebench.errors import UsageError
 
     if unsealed:

@@ -19,10 +19,13 @@ from pathlib import Path
 from typing import Protocol
 
 from gatebench.bench.cell import CellPaths
+from gatebench.claude_cli import require_claude
 from gatebench.hook import defaults
 from gatebench.hook.util import write_atomic
 from gatebench.models.cell import CellMeta
 from gatebench.models.loading import load_model
+
+__all__ = ["require_claude"]  # re-exported: the workers import it from here
 
 DEFAULT_MODEL = defaults.WORKER_MODEL
 WORKER_FILE_VERSION = 1
@@ -48,17 +51,6 @@ class WorkerOptions:
 class Worker(Protocol):
     def __call__(self, cell: CellPaths, meta: CellMeta, opts: WorkerOptions,
                  stop: Callable[[], str | None]) -> dict: ...
-
-
-def require_claude() -> str:
-    """The pinned CLI's path; its absence is bad input (exit 2) naming where it was looked for."""
-    from gatebench.claude_cli import ClaudeNotFoundError, find_claude
-    from gatebench.errors import UsageError
-
-    try:
-        return str(find_claude())
-    except ClaudeNotFoundError as e:
-        raise UsageError(str(e))
 
 
 # name -> module with `run(cell, meta, opts, stop) -> dict`, imported only when that worker runs (as GATES).
