@@ -21,8 +21,8 @@ from pathlib import Path
 from gatebench.bench import canaries as proof
 from gatebench.bench import variants
 from gatebench.bench.benchstate import oracle_binding, write_bench_state
+from gatebench.bench.failure import Failure
 from gatebench.bench.tasks import TaskFiles, apply_state, copy_tree
-from gatebench.bench.validate import Failure
 from gatebench.errors import UsageError
 from gatebench.hook.oracle import run_binding
 from gatebench.hook.util import read_jsonl

@@ -6,23 +6,10 @@ Each kind is read by the loader the bench itself uses, so what passes here is wh
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from gatebench.bench.failure import Failure
 from gatebench.errors import UsageError
 from gatebench.paths import configs_dir
-
-
-@dataclass
-class Failure:
-    """One named problem: which task, which file, which check, what is wrong."""
-
-    task: str
-    file: str
-    check: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.task}: {self.file}: {self.check}: {self.message}"
 
 
 def loaders() -> list[tuple[str, Callable[[str], object]]]:
