@@ -15,7 +15,7 @@ from gatebench.analyze import stats
 from gatebench.models.analysis import Estimate, Rerun
 
 if TYPE_CHECKING:  # load imports this module's record reader
-    from gatebench.analyze.load import Run
+    from gatebench.analyze.runs import Run
 
 
 def canary_flag(d: dict) -> bool | None:

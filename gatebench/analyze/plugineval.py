@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from gatebench.analyze.load import LedgerInfo, Loaded, Run, first_stop_outcome
+from gatebench.analyze.runs import LedgerInfo, Loaded, Run, first_stop_outcome
 from gatebench.hook.control import oracle_judged
 from gatebench.models.loading import describe
 from gatebench.models.plugineval import (

@@ -13,7 +13,7 @@ from gatebench.models.analysis import ConfigProvenance
 PLUGIN_EVAL = "claude plugin eval"  # == gatebench.analyze.plugineval.ORIGIN (that module imports load, which imports this)
 
 if TYPE_CHECKING:  # load imports this module's record readers
-    from gatebench.analyze.load import Run
+    from gatebench.analyze.runs import Run
 
 
 def reviewer_models(d: dict) -> tuple[str, ...]:
