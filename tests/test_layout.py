@@ -116,3 +116,75 @@ def test_help_imports_no_runner_no_pydantic_no_yaml_no_sim():
     assert "gatebench.cli.matrix" in mods and "gatebench.cli.run" in mods  # the probe saw the verbs load
     assert [m for m in mods if m.startswith(HEAVY)] == []
     assert [m for m in loaded_by(["run", "--help"]) if m.startswith(HEAVY)] == []
+
+
+def file_graph() -> dict[str, set[str]]:
+    """module -> the gatebench modules (files) it imports: `from a.b import c` names a.b.c when c is a module,
+    else a.b; imports under TYPE_CHECKING and inside functions count, as a reader follows them too."""
+    names = {}
+    for f in sorted(PKG.rglob("*.py")):
+        parts = f.relative_to(PKG.parent).with_suffix("").parts
+        names[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = f
+    graph: dict[str, set[str]] = {}
+    for mod, f in names.items():
+        found = set()
+        for n in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if isinstance(n, ast.Import):
+                found |= {a.name for a in n.names}
+            elif isinstance(n, ast.ImportFrom) and n.module and n.level == 0:
+                subs = {f"{n.module}.{a.name}" for a in n.names} & names.keys()
+                found |= subs or {n.module}
+        graph[mod] = {t for t in found if t in names and t not in (mod, "gatebench")}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every group of files that reach each other through imports (strongly connected, more than one file)."""
+    order, low, stack, out = {}, {}, [], []
+
+    def visit(v: str) -> None:
+        order[v] = low[v] = len(order)
+        stack.append(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in order:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], order[w])
+        if low[v] == order[v]:
+            group = []
+            while (w := stack.pop()) != v:
+                group.append(w)
+            if group:
+                out.append(sorted([v, *group]))
+
+    for v in sorted(graph):
+        if v not in order:
+            visit(v)
+    return out
+
+
+def test_no_file_imports_a_file_that_imports_it_back():
+    found = cycles(file_graph())
+    assert not found, "import cycles (move what both sides share into a leaf):\n" + "\n".join(
+        " <-> ".join(c) for c in found)
+
+
+def test_the_cycle_check_rejects_a_planted_cycle(tmp_path, monkeypatch):
+    fake = tmp_path / "gatebench" / "stop"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "a.py").write_text("from gatebench.stop import b\n")
+    (fake / "b.py").write_text("def f():\n    from gatebench.stop.c import x\n")
+    (fake / "c.py").write_text("x = 1\n")
+    (fake / "leaf.py").write_text("")
+    monkeypatch.setattr(sys.modules[__name__], "PKG", tmp_path / "gatebench")
+    assert cycles(file_graph()) == []  # a chain is no cycle
+    (fake / "c.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import gatebench.stop.a\nx = 1\n")
+    assert cycles(file_graph()) == [["gatebench.stop.a", "gatebench.stop.b", "gatebench.stop.c"]]
+    try:
+        test_no_file_imports_a_file_that_imports_it_back()
+    except AssertionError as e:
+        assert "gatebench.stop.a <-> gatebench.stop.b <-> gatebench.stop.c" in str(e)
+    else:
+        raise AssertionError("a planted cycle was accepted")
