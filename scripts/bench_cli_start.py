@@ -13,7 +13,8 @@ import subprocess
 import sys
 import time
 
-HEAVY = ("pydantic", "yaml", "gatebench.sim", "gatebench.bench", "gatebench.analyze", "gatebench.installer")
+HEAVY = ("pydantic", "yaml", "gatebench.sim", "gatebench.bench", "gatebench.cell", "gatebench.matrix",
+         "gatebench.suite", "gatebench.audit", "gatebench.plugineval", "gatebench.analyze", "gatebench.installer")
 
 
 def wall(argv: list[str]) -> float:
