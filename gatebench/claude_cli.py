@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gatebench.hook import defaults
-from gatebench.hook.proc import run_raw
+from gatebench.common import defaults
+from gatebench.common.proc import run_raw
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CLAUDE = REPO_ROOT / ".tools" / "claude-code" / "node_modules" / ".bin" / "claude"
@@ -24,7 +24,7 @@ FALLBACK_PATH = "/usr/local/bin:/usr/bin:/bin"
 KILL_GRACE_S = 2.0
 OUTPUT_CAP = 1 << 30  # bytes of stdout kept: a session's stream is read whole, this only bounds a runaway
 
-# The default models live with every other default (gatebench/hook/defaults.py).
+# The default models live with every other default (gatebench/common/defaults.py).
 DEFAULT_WORKER_MODEL = defaults.WORKER_MODEL
 DEFAULT_REVIEWER_MODEL = defaults.REVIEWER_MODEL
 
@@ -206,7 +206,7 @@ def run_claude(
     """Run `claude -p PROMPT` (stream-json, bypassPermissions) in `cwd` with exactly `env` (and the runner's marker).
     `wrap` turns the argv into the one run (the agent's world: gatebench/bench/world.py).
 
-    The CLI gets its own process group (gatebench.hook.proc.run_raw); on timeout the whole group
+    The CLI gets its own process group (gatebench.common.proc.run_raw); on timeout the whole group
     (hooks, Bash children) gets SIGTERM, then SIGKILL. Leftovers of a finished run are killed too,
     so nothing the agent started outlives its run.
     """

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXED, alive, hook_input, run_hook, write_tree
 
-from gatebench.hook import proc
+from gatebench.common import proc
 from gatebench.hook.oracle import run_oracle
 from gatebench.review import runproc
 

@@ -16,7 +16,7 @@ from gatebench.bench.prep import prep
 from gatebench.bench.stream import stream_metrics
 from gatebench.bench.tasks import apply_state, load_task
 from gatebench.bench.transcript import transcript_metrics
-from gatebench.hook.util import read_jsonl
+from gatebench.common.util import read_jsonl
 from gatebench.models.result import ResultRecord
 from gatebench.paths import project_root
 

@@ -14,8 +14,8 @@ import pytest
 from conftest import FIXED, gatebench_cli, hook_input, run_hook, state_of
 from gitsnap_helpers import git, git_commit_all
 
+from gatebench.common.defaults import DEFAULT_IGNORE
 from gatebench.hook import gitsnap, snapshot
-from gatebench.hook.defaults import DEFAULT_IGNORE
 from gatebench.hook.globs import GlobSet
 
 IGNORE = GlobSet(DEFAULT_IGNORE)
@@ -330,7 +330,7 @@ def test_gits_a_snapshot_starts_hold_its_lock_while_they_run(work):
 @pytest.mark.parametrize("obj", [{"a": [1, 2.5, None, True, "x"], "é": "caf\udcff\u2603", "n": -0.0},
                                  [], "plain", {"nested": {"deep": [{"k": 1e300}]}}])
 def test_jsonfast_writes_and_reads_what_json_does(obj):
-    from gatebench.hook import jsonfast
+    from gatebench.common import jsonfast
 
     assert jsonfast.dumps(obj) == json.dumps(obj)
     assert jsonfast.dumps(obj, compact=True) == json.dumps(obj, separators=(",", ":"))
@@ -338,11 +338,11 @@ def test_jsonfast_writes_and_reads_what_json_does(obj):
 
 
 def test_jsonfast_refuses_what_json_refuses():
-    from gatebench.hook import jsonfast
+    from gatebench.common import jsonfast
 
     # as the hook runs: a fresh `python -S`, `json` not imported by anyone
     root = str(Path(__file__).resolve().parent.parent)
-    code = (f"import sys; sys.path.insert(0, {root!r}); from gatebench.hook import jsonfast\n"
+    code = (f"import sys; sys.path.insert(0, {root!r}); from gatebench.common import jsonfast\n"
             "for bad in ('{not json', '[1,', '{\"a\": 1} x', ''):\n"
             "    try: jsonfast.loads(bad)\n"
             "    except ValueError as e: print(type(e).__name__)\n")

@@ -1,4 +1,4 @@
-"""The one process runner (gatebench/hook/proc.py): a timed-out command's whole tree dies, on every path that
+"""The one process runner (gatebench/common/proc.py): a timed-out command's whole tree dies, on every path that
 runs a shell command with a deadline (the hook's run, task import's diagnosis, install's hook check)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 from conftest import alive
 
 from gatebench.bench.taskimport.runs import diagnose
-from gatebench.hook import proc
+from gatebench.common import proc
 from gatebench.installer.install import check_command
 
 

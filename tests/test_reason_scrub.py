@@ -9,7 +9,7 @@ from pathlib import Path
 from conftest import hook_input, run_hook
 
 from gatebench.bench.prep import prep
-from gatebench.hook.text import scrub_paths
+from gatebench.common.text import scrub_paths
 from gatebench.paths import project_root
 
 

@@ -48,8 +48,8 @@ def test_a_bench_stop_builds_the_baseline_harness_once_for_the_oracle_and_the_te
 def test_a_changed_git_stop_reads_and_writes_gitsnaps_record_once(tmp_path: Path, monkeypatch):
     from gitsnap_helpers import git_commit_all
 
+    from gatebench.common.defaults import DEFAULT_IGNORE
     from gatebench.hook import gitsnap, snapshot
-    from gatebench.hook.defaults import DEFAULT_IGNORE
     from gatebench.hook.globs import GlobSet
 
     repo, state = tmp_path / "repo", tmp_path / "state"

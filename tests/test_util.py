@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from gatebench.hook.util import read_jsonl, signal_group, write_atomic
+from gatebench.common.util import read_jsonl, signal_group, write_atomic
 
 
 def test_write_atomic_replaces_whole_and_a_failed_write_keeps_the_old_file_and_no_temp(tmp_path):

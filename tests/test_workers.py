@@ -17,8 +17,8 @@ from gatebench.bench.finalize import finalize
 from gatebench.bench.prep import prep
 from gatebench.bench.workers import WorkerOptions, run_worker
 from gatebench.bench.workers.claude import credentials
+from gatebench.common.util import read_jsonl
 from gatebench.errors import UsageError
-from gatebench.hook.util import read_jsonl
 from gatebench.sim.agent import AgentBrain, one_hunk
 
 TAMPER_THEN_FIX = """name: tamper-then-fix

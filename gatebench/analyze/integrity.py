@@ -41,7 +41,7 @@ def canary_rate(tasks: dict[str, list[Run]], confidence: float) -> tuple[Estimat
 
 def read_infra(ledger: Path) -> dict[str, list[str]]:
     """cell_id -> the errors of its failed attempts, from the run's `infra.jsonl` (absent: none)."""
-    from gatebench.hook.util import read_jsonl
+    from gatebench.common.util import read_jsonl
 
     out: dict[str, list[str]] = {}
     lines, _bad = read_jsonl(ledger.parent / "infra.jsonl")

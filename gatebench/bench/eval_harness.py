@@ -60,7 +60,7 @@ def _read(path: str) -> dict:
 
 
 def _write(path: str, data: dict) -> None:
-    from gatebench.hook.util import write_atomic
+    from gatebench.common.util import write_atomic
 
     write_atomic(path, json.dumps(data, indent=1) + "\n")
 
@@ -168,7 +168,7 @@ def scan_transcript(transcript: str | None, roots: list[str]) -> tuple[list[str]
     model: the one the assistant messages say answered (the aggregate file does not say)."""
     if not transcript:
         return [], None
-    from gatebench.hook.util import read_jsonl
+    from gatebench.common.util import read_jsonl
 
     out, n, model = [], 0, None
     for rec in read_jsonl(transcript)[0]:

@@ -21,12 +21,12 @@ from gatebench.bench.stream import stream_metrics
 from gatebench.bench.tasks import TaskFiles, load_task
 from gatebench.bench.tasks import tree_hash as task_tree_hash
 from gatebench.bench.transcript import find_transcript, transcript_metrics
+from gatebench.common.defaults import DEFAULT_IGNORE
+from gatebench.common.util import read_json_object, read_jsonl
 from gatebench.errors import UsageError
-from gatebench.hook.defaults import DEFAULT_IGNORE
 from gatebench.hook.globs import GlobSet
 from gatebench.hook.snapshot import Diff, Snap, compare, diff, walk
 from gatebench.hook.state import Paths, read_events
-from gatebench.hook.util import read_json_object, read_jsonl
 from gatebench.installer.configs import load_config
 from gatebench.models.cell import CellMeta
 

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from gatebench.bench.evidence import Evidence
+from gatebench.common.util import write_atomic
 from gatebench.hook.snapshot import Diff, shown
-from gatebench.hook.util import write_atomic
 
 FINAL_DIFF = "final.diff"
 

@@ -21,8 +21,8 @@ from gatebench.bench.evidence import gather, stop_records
 from gatebench.bench.finaldiff import write_final_diff
 from gatebench.bench.judge import judge, never_worked, oracle_findings, status_of
 from gatebench.bench.record import bare_record, record_cell_id
+from gatebench.common.util import read_json_object, write_atomic
 from gatebench.errors import UsageError
-from gatebench.hook.util import read_json_object, write_atomic
 from gatebench.models.cell import CellMeta
 from gatebench.models.loading import load_model
 from gatebench.models.result import ResultRecord

@@ -25,10 +25,10 @@ from gatebench.bench.evalimport import cellgrade
 from gatebench.bench.evidence import Evidence
 from gatebench.bench.leaks import content_leaks, scan, shown_leaks, symlinks_out
 from gatebench.bench.taskenv import env_tampered
+from gatebench.common.defaults import DEFAULT_IGNORE
 from gatebench.hook import benchtests, harness
 from gatebench.hook.closed import plugin_tops
 from gatebench.hook.control import Controls
-from gatebench.hook.defaults import DEFAULT_IGNORE
 from gatebench.hook.globs import GlobSet
 from gatebench.hook.oracle import run_binding
 from gatebench.hook.snapshot import Snap, shown

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from gatebench.hook.util import read_jsonl
+from gatebench.common.util import read_jsonl
 
 
 def lock_for(path: Path) -> FileLock:

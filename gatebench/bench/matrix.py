@@ -43,9 +43,9 @@ from gatebench.bench.prep import prep, seed_for
 from gatebench.bench.tasks import load_task
 from gatebench.bench.workers import WORKERS, WorkerOptions
 from gatebench.bench.workers.launch import attempt_marker, cell_processes, reap
+from gatebench.common.util import signal_group, write_atomic
 from gatebench.errors import UsageError
 from gatebench.hook.control import oracle_judged
-from gatebench.hook.util import signal_group, write_atomic
 from gatebench.installer.configs import load_config
 from gatebench.paths import PACKAGE_DIR, configs_dir, package_parent, project_root
 
@@ -640,7 +640,7 @@ def _child_setup(cell_dir: str, alive_path: str, log_mode: int) -> None:
     parent = os.getppid()
     import multiprocessing.forkserver as mpfs
 
-    from gatebench.hook.proc import set_pdeathsig
+    from gatebench.common.proc import set_pdeathsig
 
     # The fork server hands each child the write end of its "alive" pipe, and exits only when every
     # holder closed it: a child keeping it would keep the server, hence itself, alive after the matrix.

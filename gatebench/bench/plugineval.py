@@ -40,8 +40,8 @@ from gatebench.bench.benchstate import bench_resolved
 from gatebench.bench.tasks import TaskFiles, copy_tree, load_task, tree_hash
 from gatebench.bench.versions import git_state
 from gatebench.claude_version import CLAUDE_CODE_VERSION
+from gatebench.common.defaults import SETTINGS_TIMEOUT_MARGIN_S
 from gatebench.errors import UsageError
-from gatebench.hook.defaults import SETTINGS_TIMEOUT_MARGIN_S
 from gatebench.installer.configs import load_config
 from gatebench.models.config import GateConfig
 from gatebench.models.plugineval import (

@@ -25,7 +25,7 @@ from pathlib import Path
 from gatebench.bench.prep import seed_for
 from gatebench.bench.tasks import TaskFiles, load_task
 from gatebench.bench.workers.sim import end_states, load_policy, read_files
-from gatebench.hook.util import write_atomic
+from gatebench.common.util import write_atomic
 from gatebench.models.cell import CellMeta
 from gatebench.models.sim import SimPolicy
 from gatebench.sim.agent import AgentBrain

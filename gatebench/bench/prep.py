@@ -23,8 +23,8 @@ from gatebench.bench.benchstate import bench_resolved
 from gatebench.bench.cell import CellPaths
 from gatebench.bench.taskenv import path_with
 from gatebench.bench.tasks import TaskFiles, copy_tree, load_task, tree_hash
+from gatebench.common.defaults import SETTINGS_TIMEOUT_MARGIN_S
 from gatebench.errors import UsageError
-from gatebench.hook.defaults import SETTINGS_TIMEOUT_MARGIN_S
 from gatebench.installer import settings as st
 from gatebench.installer.configs import load_config
 from gatebench.installer.install import read_settings, write_settings

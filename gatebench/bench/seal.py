@@ -671,7 +671,7 @@ def prove_seal(claude: Path, *, use_cache: bool = True) -> ProbeResult:
     res = run_probe(claude)
     if res.sealed:
         try:
-            from gatebench.hook.util import write_atomic
+            from gatebench.common.util import write_atomic
 
             path.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(path, json.dumps({"key": key, "sealed": True, "cli_version": res.cli_version,

@@ -23,9 +23,9 @@ from gatebench.bench import variants
 from gatebench.bench.benchstate import oracle_binding, write_bench_state
 from gatebench.bench.failure import Failure
 from gatebench.bench.tasks import TaskFiles, apply_state, copy_tree
+from gatebench.common.util import read_jsonl
 from gatebench.errors import UsageError
 from gatebench.hook.oracle import run_binding
-from gatebench.hook.util import read_jsonl
 from gatebench.models.config import Budget, DiffGate, GateConfig, OracleGate, TestsGate
 from gatebench.models.task import Inject
 

@@ -43,8 +43,8 @@ from gatebench.bench.testdeps import (
     plugin_requirements,
     pretend_version_env,
 )
+from gatebench.common.util import read_json_object
 from gatebench.errors import UsageError
-from gatebench.hook.util import read_json_object
 from gatebench.models.task import TaskEnv
 from gatebench.paths import project_root
 

@@ -61,7 +61,7 @@ def find_ledgers(args_dirs: list[str], runs_root: Path) -> list[Path]:
 
 def _write(path: Path, text: str) -> None:
     # Write then rename, so a reader never sees half a report (mode per the umask: reports are shared).
-    from gatebench.hook.util import write_atomic
+    from gatebench.common.util import write_atomic
 
     write_atomic(path, text)
 

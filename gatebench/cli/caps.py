@@ -10,7 +10,7 @@ import argparse
 
 def add_cap_arguments(p: argparse.ArgumentParser) -> None:
     # The defaults come from the stdlib defaults module: `--help` must not import the runner.
-    from gatebench.hook import defaults as d
+    from gatebench.common import defaults as d
 
     p.add_argument("--worker", default="sim", help="sim (default, offline, free) or claude (real API, paid)")
     p.add_argument("--model", default=d.WORKER_MODEL, help=f"model id, the same for every cell (default {d.WORKER_MODEL})")

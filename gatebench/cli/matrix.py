@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gatebench.hook.defaults import MATRIX_RETRIES_MAX
+from gatebench.common.defaults import MATRIX_RETRIES_MAX
 
 if TYPE_CHECKING:  # the bench is imported only when the verb runs (`--help` loads no heavy module)
     from gatebench.bench.arms import Arm

@@ -78,9 +78,9 @@ def reviewer_def(args: argparse.Namespace) -> dict:
 
 
 def review(work: Path, args: argparse.Namespace) -> dict:
+    from gatebench.common.defaults import DEFAULT_IGNORE
     from gatebench.errors import UsageError
     from gatebench.hook import snapshot
-    from gatebench.hook.defaults import DEFAULT_IGNORE
     from gatebench.hook.gates import GateContext
     from gatebench.hook.globs import GlobSet
     from gatebench.hook.state import Paths

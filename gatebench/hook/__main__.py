@@ -61,7 +61,7 @@ def main(argv: list[str]) -> int:
         else:
             output, _event = run.handle_stop(raw, state)
     if output:
-        from gatebench.hook import jsonfast
+        from gatebench.common import jsonfast
 
         sys.stdout.write(jsonfast.dumps(output))
         sys.stdout.flush()

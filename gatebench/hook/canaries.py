@@ -17,8 +17,8 @@ import random
 import secrets
 from dataclasses import dataclass, field
 
+from gatebench.common.defaults import CANARY_CAP, CANARY_TWINS
 from gatebench.hook import render
-from gatebench.hook.defaults import CANARY_CAP, CANARY_TWINS
 
 
 def function_id(test_id: str) -> str:

@@ -9,7 +9,7 @@ the request, and a stop that makes such a claim is allowed (`honest`), the user 
 
 from __future__ import annotations
 
-from gatebench.hook.text import trim
+from gatebench.common.text import trim
 
 
 class Decision:

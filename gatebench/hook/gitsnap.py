@@ -25,8 +25,8 @@ import os
 import stat
 import time
 
-from gatebench.hook import jsonfast
-from gatebench.hook.util import write_atomic
+from gatebench.common import jsonfast
+from gatebench.common.util import write_atomic
 
 SIDECAR = ".git"  # <baseline manifest>.git holds the baseline's tree id: the git path took it
 RECORD = "gatebench-last.json"  # index stat -> tree, and the last diff: what a stop can skip
@@ -145,7 +145,7 @@ def _reap(pid: int, stem: str) -> tuple[int, bytes, bytes]:
                 break
             if time.monotonic() > _deadline:
                 _kill_live()  # this git and any other of the snapshot: `current` then drops their locks
-                from gatebench.hook.util import OutOfTime
+                from gatebench.common.util import OutOfTime
 
                 raise OutOfTime("the stop's time budget ran out while git was snapshotting the work tree")
             time.sleep(0.002)
@@ -341,7 +341,7 @@ def _hold(git_dir: str) -> int:
             if time.monotonic() > give_up:
                 os.close(fd)
                 if _deadline is not None:
-                    from gatebench.hook.util import OutOfTime
+                    from gatebench.common.util import OutOfTime
 
                     raise OutOfTime("the stop's time budget ran out waiting for another snapshot's git")
                 raise GitError(f"{git_dir} is still locked by another snapshot's git after {LOCK_WAIT_S:g} s")

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import copy
 
+from gatebench.common.defaults import TESTS_COMMAND as DEFAULT_COMMAND
 from gatebench.hook import runners, testpolicy, testresults, userask
-from gatebench.hook.defaults import TESTS_COMMAND as DEFAULT_COMMAND
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

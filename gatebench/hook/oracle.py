@@ -16,14 +16,15 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 
-from gatebench.hook import closed, harness, proc, sandbox, treecopy
+from gatebench.common import proc
+from gatebench.common.defaults import TASK_TEST_TIMEOUT_S
+from gatebench.hook import closed, harness, sandbox, treecopy
 from gatebench.hook.canaries import judge as canary_judge
 from gatebench.hook.canaries import lay as canary_lay
 from gatebench.hook.canaries import record as canary_record
 from gatebench.hook.canaries import rename_args as canary_args
 from gatebench.hook.control import BENCH, UNPROVEN, WORK, Controls, attribute
 from gatebench.hook.control import summary as control_summary
-from gatebench.hook.defaults import TASK_TEST_TIMEOUT_S
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

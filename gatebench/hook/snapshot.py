@@ -19,10 +19,10 @@ import os
 import stat
 import time
 
-from gatebench.hook import jsonfast
+from gatebench.common import jsonfast
+from gatebench.common.util import OutOfTime, write_atomic
 from gatebench.hook.filekind import kind_of, open_regular
 from gatebench.hook.globs import GlobSet
-from gatebench.hook.util import OutOfTime, write_atomic
 
 RACY_NS = 2_000_000_000
 BLOB_MAX_BYTES = 1 << 20  # files above this are tracked by hash only (no diff text, no restore)

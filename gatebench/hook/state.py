@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import os
 
-from gatebench.hook import jsonfast
+from gatebench.common import jsonfast
+from gatebench.common.util import read_jsonl
 from gatebench.hook.snapshot import read_json, write_json_atomic
-from gatebench.hook.util import read_jsonl
 
 GUARD_ENV = "GATEBENCH_HOOK_DISABLED"  # set for reviewers' own `claude -p`, so the hook does not re-enter
 STATE_ENV = "GATEBENCH_STATE"

@@ -33,7 +33,7 @@ MAX_TRANSCRIPT = 32 << 20
 def user_messages(transcript_path: str | None) -> list[str]:
     if not transcript_path:
         return []
-    from gatebench.hook import jsonfast
+    from gatebench.common import jsonfast
 
     out = []
     try:

@@ -7,8 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from gatebench.hook.defaults import DEFAULT_IGNORE, HOOK_SETTINGS_GLOBS, INSTALLED_IGNORE
-from gatebench.hook.util import write_atomic
+from gatebench.common.defaults import DEFAULT_IGNORE, HOOK_SETTINGS_GLOBS, INSTALLED_IGNORE
+from gatebench.common.util import write_atomic
 from gatebench.models.config import GateConfig, OracleBinding, ResolvedConfig, TaskBinding
 from gatebench.models.loading import load_model
 from gatebench.models.reviewer import ReviewerDef

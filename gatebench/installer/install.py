@@ -9,10 +9,10 @@ import json
 import sys
 from pathlib import Path
 
+from gatebench.common.defaults import SETTINGS_TIMEOUT_MARGIN_S
+from gatebench.common.util import write_atomic
 from gatebench.errors import UsageError
-from gatebench.hook.defaults import SETTINGS_TIMEOUT_MARGIN_S
 from gatebench.hook.state import default_state_dir
-from gatebench.hook.util import write_atomic
 from gatebench.installer import settings as st
 from gatebench.installer.configs import load_config, resolve
 from gatebench.installer.statedir import write_state
@@ -175,7 +175,7 @@ def check_command(command: str, cwd: Path, timeout_s: float = 20.0) -> str | Non
     """
     import os
 
-    from gatebench.hook import proc
+    from gatebench.common import proc
     from gatebench.hook.state import GUARD_ENV
 
     r = proc.run(["sh", "-c", command], cwd=str(cwd), timeout_s=timeout_s,

@@ -13,7 +13,7 @@ import os
 import shlex
 from pathlib import Path
 
-from gatebench.hook.util import write_atomic
+from gatebench.common.util import write_atomic
 from gatebench.installer import settings as st
 
 LAUNCHER = ".claude/hooks/gatebench.sh"

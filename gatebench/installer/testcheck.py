@@ -12,7 +12,8 @@ import shlex
 import shutil
 import tempfile
 
-from gatebench.hook import proc, runners
+from gatebench.common import proc
+from gatebench.hook import runners
 from gatebench.hook.gates.tests import DEFAULT_COMMAND, PYTEST_INFRA_CODES, SHELL_INFRA_CODES, plain_output
 from gatebench.hook.installed_tests import coverage
 from gatebench.hook.runners import _summary

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from gatebench.hook.defaults import (
+from gatebench.common.defaults import (
     BLOCKS,
     CLAUDE_BLOCK_CAP,
     DEFAULT_IGNORE,

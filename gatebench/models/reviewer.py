@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from gatebench.hook.defaults import (
+from gatebench.common.defaults import (
     REVIEWER_DIFF_CHARS,
     REVIEWER_MAX_TURNS,
     REVIEWER_MODEL,

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from gatebench.hook.defaults import TASK_TEST_TIMEOUT_S
+from gatebench.common.defaults import TASK_TEST_TIMEOUT_S
 from gatebench.models.config import Strict, check_globs
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import time
 
-from gatebench.hook import defaults
+from gatebench.common import defaults
 from gatebench.hook.gates import GateContext, Verdict
 
 MIN_REVIEW_S = 5.0  # below this, there is no point starting a reviewer

@@ -21,8 +21,8 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from gatebench.hook import defaults
-from gatebench.hook.text import trim
+from gatebench.common import defaults
+from gatebench.common.text import trim
 from gatebench.review.backends import ReviewJob, get_backend, reviewer_env
 from gatebench.review.prompt import ReviewInputs, build_prompt
 from gatebench.review.sandbox import read_only_copy, remove_copy

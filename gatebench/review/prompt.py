@@ -14,8 +14,8 @@ import re
 import stat
 from dataclasses import dataclass
 
+from gatebench.common.text import trim
 from gatebench.hook.snapshot import BLOB_MAX_BYTES, Diff, Manifest, open_regular, read_blob
-from gatebench.hook.text import trim
 from gatebench.review.verdict import VERDICT_FORMAT
 
 # Every reviewer prompt starts with this line; the sim's Router sends such requests to ReviewerBrain.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gatebench.hook import proc
+from gatebench.common import proc
 
 OUTPUT_CAP = 4_000_000  # bytes kept per stream
 
@@ -36,7 +36,7 @@ def run(
     stdin: bytes = b"",
     cap: int = OUTPUT_CAP,
 ) -> RawRun:
-    # The pipes are read with a deadline and leftovers killed by marker (see hook/proc.py): a reviewer
+    # The pipes are read with a deadline and leftovers killed by marker (see common/proc.py): a reviewer
     # whose child leaves the group holding the pipes costs at most timeout_s + DRAIN_S.
     r = proc.run_raw(argv, cwd=cwd, env=env, timeout_s=timeout_s, stdin=stdin, cap=cap, keep="head")
     if r.start_error is not None:

@@ -19,7 +19,7 @@ import threading
 import time
 from pathlib import Path
 
-from gatebench.hook.util import write_atomic
+from gatebench.common.util import write_atomic
 from gatebench.sim.brain import ScriptError, load_brain
 from gatebench.sim.server import FakeMessagesApi
 

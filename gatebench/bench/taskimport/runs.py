@@ -45,7 +45,7 @@ def diagnose(tree: Path, command: str, python: str, timeout_s: float, hidden: Pa
         shutil.copytree(tree, copy, symlinks=True)
         if hidden is not None:
             shutil.copytree(hidden, copy, dirs_exist_ok=True)
-        from gatebench.hook import proc  # the group, not only the shell, dies on timeout
+        from gatebench.common import proc  # the group, not only the shell, dies on timeout
 
         r = proc.run(command.replace("{python}", shlex.quote(python)), cwd=str(copy), timeout_s=timeout_s,
                      env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})

@@ -20,8 +20,8 @@ from typing import Protocol
 
 from gatebench.bench.cell import CellPaths
 from gatebench.claude_cli import require_claude
-from gatebench.hook import defaults
-from gatebench.hook.util import write_atomic
+from gatebench.common import defaults
+from gatebench.common.util import write_atomic
 from gatebench.models.cell import CellMeta
 from gatebench.models.loading import load_model
 

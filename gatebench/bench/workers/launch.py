@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from gatebench.hook.proc import become_subreaper, die_with_parent, end_group, kill_marked, marked
+from gatebench.common.proc import become_subreaper, die_with_parent, end_group, kill_marked, marked
 
 CELL_ENV = "GATEBENCH_CELL"
 POLL_S = 0.05

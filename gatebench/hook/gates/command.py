@@ -21,7 +21,7 @@ import os
 import shlex
 import time
 
-from gatebench.hook import proc
+from gatebench.common import proc
 from gatebench.hook.gates import GateContext, Verdict
 
 DEFAULT_TIMEOUT_S = 60.0

@@ -5,7 +5,7 @@ No outside judgement: it measures what a "re-check your work" nudge alone buys.
 
 from __future__ import annotations
 
-from gatebench.hook.defaults import DEFAULT_SELF_CHECK, DEFAULT_SELF_CHECK_INSTALLED
+from gatebench.common.defaults import DEFAULT_SELF_CHECK, DEFAULT_SELF_CHECK_INSTALLED
 from gatebench.hook.gates import GateContext, Verdict
 
 

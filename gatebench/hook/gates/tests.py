@@ -25,10 +25,11 @@ import stat
 import tempfile
 import time
 
-from gatebench.hook import closed, control, defaults, harness, proc, sandbox, treecopy
+from gatebench.common import defaults, proc
+from gatebench.common.text import scrub_paths, trim
+from gatebench.hook import closed, control, harness, sandbox, treecopy
 from gatebench.hook.gates import GateContext, Verdict
 from gatebench.hook.snapshot import read_blob
-from gatebench.hook.text import scrub_paths, trim
 
 DEFAULT_COMMAND = defaults.TESTS_COMMAND
 PYTEST_INFRA_CODES = {3: "pytest internal error", 4: "pytest usage error", 5: "no tests were collected"}

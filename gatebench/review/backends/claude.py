@@ -20,7 +20,7 @@ from gatebench.claude_cli import (
     find_claude,
     parse_stream,
 )
-from gatebench.hook import defaults
+from gatebench.common import defaults
 from gatebench.review import runproc
 from gatebench.review.backends import ReviewJob, keep_log
 from gatebench.review.verdict import ReviewResult, VerdictError, decode, error, from_text

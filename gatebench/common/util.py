@@ -57,7 +57,7 @@ def read_jsonl(path: str | os.PathLike, *, unreadable_ok: bool = True) -> tuple[
         if unreadable_ok:
             return [], 0
         raise
-    import json  # here, not at the top: the hook's start-up reads JSON through hook/jsonfast.py
+    import json  # here, not at the top: the hook's start-up reads JSON through common/jsonfast.py
 
     out, bad = [], 0
     for line in text.splitlines():

@@ -17,7 +17,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 
-from gatebench.hook.util import signal_group
+from gatebench.common.util import signal_group
 
 TYPE_CHECKING = False  # importing typing costs the hook's stops; only type checkers need these names
 if TYPE_CHECKING:

@@ -1,0 +1,1 @@
+"""Standard-library helpers every layer shares."""
