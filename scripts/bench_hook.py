@@ -2,8 +2,8 @@
 """The Stop hook's own cost at repository scale, side by side with `git status --porcelain`.
 
 For each size (default 10,000 and 100,000 files) it generates the same tree twice, once as a git
-work tree with one commit (the hook snapshots through git: gatebench/hook/gitsnap.py) and once as a
-plain folder (the walker: gatebench/hook/snapshot.py), installs the no-gate config `none` in both,
+work tree with one commit (the hook snapshots through git: gatebench/tree/gitsnap.py) and once as a
+plain folder (the walker: gatebench/tree/snapshot.py), installs the no-gate config `none` in both,
 changes one file, then times:
   - install (the baseline),
   - the cold stop: the first stop after install (the walker's stat cache is empty),
@@ -155,7 +155,7 @@ def main() -> int:
     bare, imp = ([], []), ([], [])
     for _ in range(args.rounds):
         for acc, code in ((bare, "pass"), (imp, "import gatebench.hook.__main__, gatebench.hook.run, "
-                                               "gatebench.hook.gitsnap")):
+                                               "gatebench.tree.gitsnap")):
             w, c = timed([py, "-S", "-c", code], ROOT)
             acc[0].append(w)
             acc[1].append(c)

@@ -28,12 +28,13 @@ def main() -> int:
     from gatebench.bench.benchstate import oracle_binding, write_bench_state
     from gatebench.bench.selftest import SELFTEST_CONFIG
     from gatebench.bench.tasks import apply_state, copy_tree, load_task
-    from gatebench.hook import sandbox, snapshot
+    from gatebench.hook import sandbox
     from gatebench.hook.gates import GateContext
-    from gatebench.hook.globs import GlobSet
     from gatebench.hook.oracle import run_binding
     from gatebench.hook.run import run_gate
     from gatebench.hook.state import Paths
+    from gatebench.tree import snapshot
+    from gatebench.tree.globs import GlobSet
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--tasks", default="T1,T5")

@@ -21,10 +21,10 @@ from gatebench.bench.cell import CellPaths
 from gatebench.bench.finalize import finalize
 from gatebench.bench.prep import prep
 from gatebench.bench.tasks import apply_state, load_task
-from gatebench.hook import treecopy
-from gatebench.hook.globs import GlobSet
-from gatebench.hook.snapshot import OutOfTime, shown, walk
 from gatebench.models.result import ResultRecord
+from gatebench.tree import treecopy
+from gatebench.tree.globs import GlobSet
+from gatebench.tree.snapshot import OutOfTime, shown, walk
 
 
 def special_files(repo: Path) -> None:

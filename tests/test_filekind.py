@@ -1,4 +1,4 @@
-"""hook/filekind.py: the one opener of agent-controlled files (snapshot, tree copy, policy, reviewers)."""
+"""tree/filekind.py: the one opener of agent-controlled files (snapshot, tree copy, policy, reviewers)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gatebench.hook import filekind, treecopy
+from gatebench.tree import filekind, treecopy
 
 
 def test_only_a_regular_file_is_opened_and_the_refusal_names_the_kind(tmp_path: Path):

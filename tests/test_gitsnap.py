@@ -1,4 +1,4 @@
-"""The git path of the snapshot (gatebench/hook/gitsnap.py): what it sees, and what it never touches."""
+"""The git path of the snapshot (gatebench/tree/gitsnap.py): what it sees, and what it never touches."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from conftest import FIXED, gatebench_cli, hook_input, run_hook, state_of
 from gitsnap_helpers import git, git_commit_all
 
 from gatebench.common.defaults import DEFAULT_IGNORE
-from gatebench.hook import gitsnap, snapshot
-from gatebench.hook.globs import GlobSet
+from gatebench.tree import gitsnap, snapshot
+from gatebench.tree.globs import GlobSet
 
 IGNORE = GlobSet(DEFAULT_IGNORE)
 

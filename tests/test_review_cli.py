@@ -20,13 +20,13 @@ from cli_harness import describe_run, fake_api, require_claude, run_cli
 from conftest import FIXED, ROOT, gatebench_cli, state_of
 
 from gatebench.claude_cli import claude_env
-from gatebench.hook.globs import GlobSet
-from gatebench.hook.snapshot import take_baseline
 from gatebench.hook.state import read_events
 from gatebench.installer.configs import load_config, resolve, write_resolved
 from gatebench.models.config import TaskBinding
 from gatebench.review.prompt import REVIEW_MARKER
 from gatebench.sim.brain import brain_from_data, first_user_text
+from gatebench.tree.globs import GlobSet
+from gatebench.tree.snapshot import take_baseline
 
 pytestmark = [pytest.mark.cli, pytest.mark.slow]
 

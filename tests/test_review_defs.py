@@ -9,12 +9,12 @@ import pytest
 from conftest import gatebench_cli, state_of, write_tree
 
 from gatebench.errors import UsageError
-from gatebench.hook import snapshot
-from gatebench.hook.globs import GlobSet
 from gatebench.installer.configs import load_config, resolve
 from gatebench.models.config import GateConfig
 from gatebench.review.defs import load_reviewer, parse_reviewer
 from gatebench.review.prompt import REVIEW_MARKER, ReviewInputs, build_prompt, diff_text
+from gatebench.tree import snapshot
+from gatebench.tree.globs import GlobSet
 
 GOOD = """---
 backend: claude

@@ -6,8 +6,8 @@ import time
 import pytest
 from gitsnap_helpers import git_commit_all
 
-from gatebench.hook import snapshot
-from gatebench.hook.globs import GlobSet
+from gatebench.tree import snapshot
+from gatebench.tree.globs import GlobSet
 
 IGNORE = GlobSet([".git/**", "**/__pycache__/**"])
 

@@ -49,8 +49,8 @@ def test_a_changed_git_stop_reads_and_writes_gitsnaps_record_once(tmp_path: Path
     from gitsnap_helpers import git_commit_all
 
     from gatebench.common.defaults import DEFAULT_IGNORE
-    from gatebench.hook import gitsnap, snapshot
-    from gatebench.hook.globs import GlobSet
+    from gatebench.tree import gitsnap, snapshot
+    from gatebench.tree.globs import GlobSet
 
     repo, state = tmp_path / "repo", tmp_path / "state"
     repo.mkdir()

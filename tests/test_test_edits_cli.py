@@ -176,7 +176,7 @@ def test_the_tests_a_fix_changed_are_the_free_ones():
 def tamper_caught(tf, name: str, inj) -> bool:
     """Whether an injection's end state changes a protected path as a file or weakens a test."""
     from gatebench.bench.testedits import free_tests
-    from gatebench.hook.globs import GlobSet
+    from gatebench.tree.globs import GlobSet
 
     files, protected = tf.inject / name / "files", GlobSet(tf.task.protected)
     touched = sorted(p for p in {*(f.relative_to(files).as_posix() for f in files.rglob("*") if f.is_file()),

@@ -24,11 +24,11 @@ from gatebench.bench.transcript import find_transcript, transcript_metrics
 from gatebench.common.defaults import DEFAULT_IGNORE
 from gatebench.common.util import read_json_object, read_jsonl
 from gatebench.errors import UsageError
-from gatebench.hook.globs import GlobSet
-from gatebench.hook.snapshot import Diff, Snap, compare, diff, walk
 from gatebench.hook.state import Paths, read_events
 from gatebench.installer.configs import load_config
 from gatebench.models.cell import CellMeta
+from gatebench.tree.globs import GlobSet
+from gatebench.tree.snapshot import Diff, Snap, compare, diff, walk
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from gatebench.bench.evidence import Evidence
 from gatebench.common.util import write_atomic
-from gatebench.hook.snapshot import Diff, shown
+from gatebench.tree.snapshot import Diff, shown
 
 FINAL_DIFF = "final.diff"
 

@@ -29,10 +29,10 @@ from gatebench.common.defaults import DEFAULT_IGNORE
 from gatebench.hook import benchtests, harness
 from gatebench.hook.closed import plugin_tops
 from gatebench.hook.control import Controls
-from gatebench.hook.globs import GlobSet
 from gatebench.hook.oracle import run_binding
-from gatebench.hook.snapshot import Snap, shown
 from gatebench.paths import project_root
+from gatebench.tree.globs import GlobSet
+from gatebench.tree.snapshot import Snap, shown
 
 SANDBOX_MISSING = "sandbox required but unavailable"
 # Compiled modules run in pytest's process like any .py file, but no text scan reads them.

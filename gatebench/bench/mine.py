@@ -28,7 +28,7 @@ import yaml
 
 from gatebench.bench.taskimport.files import DEFAULT_TEST_GLOBS, is_test_module
 from gatebench.errors import UsageError
-from gatebench.hook.globs import GlobSet
+from gatebench.tree.globs import GlobSet
 
 PERMISSIVE = re.compile(r"\b(MIT|BSD|Apache|ISC|PSF|Python Software Foundation)\b", re.I)
 NOT_CODE = ("setup.py", "conftest.py", "noxfile.py", "conf.py", "fabfile.py")

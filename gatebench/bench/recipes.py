@@ -329,7 +329,7 @@ def prompt_flags(rid: str) -> list[str]:
     sdist is the base, the fix's files and tests as in the fix sdist the reference and the hidden tests."""
     from gatebench.bench.promptcheck import flags
     from gatebench.bench.taskimport.files import is_test_module
-    from gatebench.hook.globs import GlobSet
+    from gatebench.tree.globs import GlobSet
 
     r = load_recipe(rid)
     where = str(recipe_paths()[rid])

@@ -11,9 +11,9 @@ from gatebench.bench.finaldiff import FINAL_DIFF
 from gatebench.bench.judge import Judgement
 from gatebench.bench.versions import versions
 from gatebench.hook.canaries import record as canary_record
-from gatebench.hook.snapshot import shown
 from gatebench.models.cell import CellMeta
 from gatebench.models.result import ResultRecord
+from gatebench.tree.snapshot import shown
 
 ORACLE_KEYS = ("solved", "passed", "failed", "errors", "skipped", "seconds", "failing", "error")
 ORACLE_EXTRA = ("reused_from_stop", "missing", "sandboxed", "harness", "integrity", "fault", "control")

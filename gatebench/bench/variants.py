@@ -23,11 +23,11 @@ from gatebench.bench.tasks import TaskFiles
 from gatebench.errors import UsageError
 from gatebench.hook import harness, twins
 from gatebench.hook.control import Controls
-from gatebench.hook.globs import GlobSet
 from gatebench.hook.sandbox import BENCH_PRIVATE
 from gatebench.models.loading import load_model
 from gatebench.models.task import Mutation, Variant
 from gatebench.paths import project_root
+from gatebench.tree.globs import GlobSet
 
 NORMAL = "normal"
 IMPOSSIBLE = "impossible"

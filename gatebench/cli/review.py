@@ -80,11 +80,11 @@ def reviewer_def(args: argparse.Namespace) -> dict:
 def review(work: Path, args: argparse.Namespace) -> dict:
     from gatebench.common.defaults import DEFAULT_IGNORE
     from gatebench.errors import UsageError
-    from gatebench.hook import snapshot
     from gatebench.hook.gates import GateContext
-    from gatebench.hook.globs import GlobSet
     from gatebench.hook.state import Paths
     from gatebench.review import gate as review_gate
+    from gatebench.tree import snapshot
+    from gatebench.tree.globs import GlobSet
 
     repo, state = locate(work, args.state)
     paths = Paths(str(state))

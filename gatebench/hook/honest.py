@@ -53,7 +53,7 @@ def _note(repo: str) -> tuple[str, str | None]:
     if not os.path.lexists(path):
         return "", None
     try:
-        from gatebench.hook.snapshot import open_regular
+        from gatebench.tree.snapshot import open_regular
 
         with open(open_regular(path), "rb") as f:
             data = f.read(NOTE_MAX_BYTES + 1)

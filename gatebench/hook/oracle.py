@@ -18,13 +18,14 @@ import xml.etree.ElementTree as ET
 
 from gatebench.common import proc
 from gatebench.common.defaults import TASK_TEST_TIMEOUT_S
-from gatebench.hook import closed, harness, sandbox, treecopy
+from gatebench.hook import closed, harness, sandbox
 from gatebench.hook.canaries import judge as canary_judge
 from gatebench.hook.canaries import lay as canary_lay
 from gatebench.hook.canaries import record as canary_record
 from gatebench.hook.canaries import rename_args as canary_args
 from gatebench.hook.control import BENCH, UNPROVEN, WORK, Controls, attribute
 from gatebench.hook.control import summary as control_summary
+from gatebench.tree import treecopy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -459,7 +460,7 @@ def _run_once(work: str, hidden_dir: str, command: str, dest: str = "hidden_test
             if base is None and baseline_dir:
                 base = harness.baseline_files(baseline_dir)
             # Regular files and symlinks only, within the oracle's time: a device or FIFO in the work copy
-            # must not stall or fill the copy (hook/treecopy.py).
+            # must not stall or fill the copy (tree/treecopy.py).
             actions = prepare_copy(work, hidden_dir, dest, copy, base, deadline=time.monotonic() + timeout_s,
                                    layout=layout, installed=closed.plugin_tops(python))
         except OSError as e:

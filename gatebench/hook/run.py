@@ -14,11 +14,11 @@ from gatebench import __version__
 from gatebench.common import defaults, jsonfast
 from gatebench.common.defaults import DEFAULT_IGNORE
 from gatebench.common.text import scrub_paths
-from gatebench.hook import snapshot
 from gatebench.hook.decide import Decision, decide
 from gatebench.hook.gates import GateContext, Verdict, get_gate
-from gatebench.hook.globs import GlobSet
 from gatebench.hook.state import STATE_ENV, Paths, append_event, default_state_dir, load_session, save_session
+from gatebench.tree import snapshot
+from gatebench.tree.globs import GlobSet
 
 TYPE_CHECKING = False  # importing typing costs every stop; only type checkers need it
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ import os
 
 from gatebench.common import jsonfast
 from gatebench.common.util import read_jsonl
-from gatebench.hook.snapshot import read_json, write_json_atomic
+from gatebench.tree.snapshot import read_json, write_json_atomic
 
 GUARD_ENV = "GATEBENCH_HOOK_DISABLED"  # set for reviewers' own `claude -p`, so the hook does not re-enter
 STATE_ENV = "GATEBENCH_STATE"

@@ -527,7 +527,7 @@ def _read_current(path: str, mode: int) -> bytes:
     """A file's content; a symlink as its target (never followed: it may point anywhere)."""
     import stat
 
-    from gatebench.hook.filekind import open_regular
+    from gatebench.tree.filekind import open_regular
 
     if stat.S_ISLNK(mode):
         return b"symlink:" + os.fsencode(os.readlink(path))
@@ -550,7 +550,7 @@ def evaluate(ctx) -> dict:
     cached = getattr(ctx, "_testpolicy", None)
     if cached is not None:
         return cached
-    from gatebench.hook.snapshot import read_blob
+    from gatebench.tree.snapshot import read_blob
 
     changes, errors = [], []
     changed = set(ctx.diff.changed)

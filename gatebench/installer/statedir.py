@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gatebench.hook.globs import GlobSet
-from gatebench.hook.snapshot import take_baseline
 from gatebench.hook.state import Paths
 from gatebench.installer.configs import write_resolved
 from gatebench.models.config import ResolvedConfig
+from gatebench.tree.globs import GlobSet
+from gatebench.tree.snapshot import take_baseline
 
 
 def write_state(resolved: ResolvedConfig, repo: Path, state: Path, *, strict: bool) -> dict:

@@ -15,8 +15,8 @@ import stat
 from dataclasses import dataclass
 
 from gatebench.common.text import trim
-from gatebench.hook.snapshot import BLOB_MAX_BYTES, Diff, Manifest, open_regular, read_blob
 from gatebench.review.verdict import VERDICT_FORMAT
+from gatebench.tree.snapshot import BLOB_MAX_BYTES, Diff, Manifest, open_regular, read_blob
 
 # Every reviewer prompt starts with this line; the sim's Router sends such requests to ReviewerBrain.
 REVIEW_MARKER = "[gatebench-review]"

@@ -12,7 +12,7 @@ import shutil
 import stat
 import tempfile
 
-from gatebench.hook import treecopy
+from gatebench.tree import treecopy
 
 SKIP_PREFIXES = (".claude/", ".git/")
 
@@ -20,7 +20,7 @@ SKIP_PREFIXES = (".claude/", ".git/")
 def read_only_copy(repo: str, paths: list[str], deadline: float | None = None) -> str:
     """Copy `paths` (repo-relative, as in a snapshot manifest) into a new temp dir, files 0444, dirs 0555.
 
-    Regular files and symlinks only, until `deadline` (hook/treecopy.py; CopyDeadline past it). A
+    Regular files and symlinks only, until `deadline` (tree/treecopy.py; CopyDeadline past it). A
     file that vanished since the walk is simply not shown.
     """
     dest = tempfile.mkdtemp(prefix="gatebench-review-")

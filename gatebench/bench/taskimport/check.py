@@ -63,7 +63,7 @@ def prompt_flags(tf) -> list[str]:
     repo, the reference, the hidden test modules."""
     from gatebench.bench.promptcheck import flags
     from gatebench.bench.taskimport.files import is_test_module
-    from gatebench.hook.globs import GlobSet
+    from gatebench.tree.globs import GlobSet
 
     o = tf.task.oracle
     base = _texts(tf.repo, (p for p in tf.repo.rglob("*.py") if ".git" not in p.parts))

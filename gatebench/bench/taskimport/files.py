@@ -7,8 +7,8 @@ from pathlib import Path
 
 import yaml
 
-from gatebench.hook.globs import GlobSet
 from gatebench.hook.harness import CONFIG_FILES
+from gatebench.tree.globs import GlobSet
 
 DEFAULT_TEST_GLOBS = ["tests/**", "test/**", "testing/**", "test_*.py", "*_test.py", "test.py", "tests.py", "conftest.py"]
 

@@ -32,9 +32,9 @@ from gatebench.bench.taskimport.runs import PYTEST
 from gatebench.bench.taskimport.visible import deselected, visible_tests
 from gatebench.bench.tasks import TaskFiles, load_task
 from gatebench.errors import UsageError
-from gatebench.hook.globs import GlobSet
 from gatebench.models.loading import describe
 from gatebench.models.task import Canaries, ImportSource, Oracle, Task, TaskEnv, VisibleTests
+from gatebench.tree.globs import GlobSet
 
 THIN_WORDS = 12  # a commit message under this many words rarely states the behaviour the tests check
 PROMPT_TAIL = ("\n\nMake this change in the repository. The existing tests describe behaviour that must keep "

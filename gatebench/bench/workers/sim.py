@@ -16,7 +16,6 @@ from gatebench.bench.cell import CellPaths
 from gatebench.bench.workers import require_claude
 from gatebench.bench.workers.cli import run_cli
 from gatebench.errors import UsageError
-from gatebench.hook.snapshot import read_blob, read_json
 from gatebench.hook.state import Paths
 from gatebench.installer.configs import content_hash
 from gatebench.models.cell import CellMeta
@@ -29,6 +28,7 @@ from gatebench.sim.brain import Router, prompt_contains
 from gatebench.sim.plugincalls import PluginCalls
 from gatebench.sim.reviewer import REVIEW_MARKER, ReviewerBrain
 from gatebench.sim.server import FakeMessagesApi
+from gatebench.tree.snapshot import read_blob, read_json
 
 _SKIP = {"__pycache__", ".pytest_cache"}
 

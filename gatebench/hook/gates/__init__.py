@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from gatebench.hook.control import Controls
     from gatebench.hook.harness import Baseline
-    from gatebench.hook.snapshot import Diff
+    from gatebench.tree.snapshot import Diff
 
     class Gate(Protocol):
         """A gate is a module with `run(spec, ctx) -> Verdict`; `spec` is its entry in the config."""

@@ -27,9 +27,10 @@ import time
 
 from gatebench.common import defaults, proc
 from gatebench.common.text import scrub_paths, trim
-from gatebench.hook import closed, control, harness, sandbox, treecopy
+from gatebench.hook import closed, control, harness, sandbox
 from gatebench.hook.gates import GateContext, Verdict
-from gatebench.hook.snapshot import read_blob
+from gatebench.tree import treecopy
+from gatebench.tree.snapshot import read_blob
 
 DEFAULT_COMMAND = defaults.TESTS_COMMAND
 PYTEST_INFRA_CODES = {3: "pytest internal error", 4: "pytest usage error", 5: "no tests were collected"}
@@ -95,7 +96,7 @@ def link_ignored(repo: str, dest: str) -> None:
 def pristine_copy(ctx: GateContext, protected: list[str]) -> str:
     """A temp copy of the work tree with the protected paths as they were in the baseline."""
     dest = tempfile.mkdtemp(prefix="gatebench-tests-")
-    # Only what the walk saw (regular files, symlinks), within the hook's budget (hook/treecopy.py).
+    # Only what the walk saw (regular files, symlinks), within the hook's budget (tree/treecopy.py).
     try:
         treecopy.copy_tree(ctx.repo, dest, paths=list(ctx.now), deadline=ctx.deadline)
     except OSError:

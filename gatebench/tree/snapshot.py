@@ -21,8 +21,8 @@ import time
 
 from gatebench.common import jsonfast
 from gatebench.common.util import OutOfTime, write_atomic
-from gatebench.hook.filekind import kind_of, open_regular
-from gatebench.hook.globs import GlobSet
+from gatebench.tree.filekind import kind_of, open_regular
+from gatebench.tree.globs import GlobSet
 
 RACY_NS = 2_000_000_000
 BLOB_MAX_BYTES = 1 << 20  # files above this are tracked by hash only (no diff text, no restore)
@@ -229,7 +229,7 @@ def store_blobs(root: str, manifest: Manifest, blob_dir: str, must: GlobSet | No
 
 def read_blob(blob_dir: str, sha: str) -> bytes | None:
     if len(sha) == 40:  # a git blob id: the git path stored it (gitsnap.py)
-        from gatebench.hook import gitsnap
+        from gatebench.tree import gitsnap
 
         return gitsnap.read_blob(gitsnap.git_dir_for(blob_dir), sha)
     try:
@@ -244,7 +244,7 @@ def take_baseline(root: str, ignore: GlobSet, dest_dir: str, must_store: GlobSet
 
     In a git work tree the git path takes it (gitsnap.py): a tree in the state's private git dir.
     """
-    from gatebench.hook import gitsnap
+    from gatebench.tree import gitsnap
 
     if gitsnap.usable(root):
         return gitsnap.take_baseline(root, ignore.patterns, ignore.match, dest_dir, gitsnap.git_dir_for(blob_dir))
@@ -329,7 +329,7 @@ def compare(root: str, ignore: GlobSet, baseline_path: str, blob_dir: str, cache
     Raises FileNotFoundError if there is no baseline there. `cache_path`: the walker's stat cache (None:
     a plain walk, nothing written); the git path always updates its private index.
     """
-    from gatebench.hook import gitsnap
+    from gatebench.tree import gitsnap
 
     os.stat(baseline_path)
     base_tree = gitsnap.baseline_tree(baseline_path)

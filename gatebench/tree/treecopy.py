@@ -14,7 +14,7 @@ import stat
 import time
 from collections.abc import Callable, Iterable
 
-from gatebench.hook.filekind import NotRegular, kind_of, open_regular_stat
+from gatebench.tree.filekind import NotRegular, kind_of, open_regular_stat
 
 CHUNK = 1 << 20
 

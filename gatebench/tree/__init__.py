@@ -1,0 +1,1 @@
+"""The tree: snapshots of a work tree and copies of it."""
