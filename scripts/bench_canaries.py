@@ -12,7 +12,7 @@ For each bundled task, on its reference end state, alternates (so machine load h
 - `before`: the canaries as before their cost was cut (pytest rewrote the printed module's asserts, and every
   printed module was parsed again);
 - `canaries`: what every bench run does now (closed, every expected test twinned up to the cap, k twins each,
-  the module printed anew by hook/render.py, marked PYTEST_DONT_REWRITE).
+  the module printed anew by oracle/render.py, marked PYTEST_DONT_REWRITE).
 Prints the median wall and CPU seconds (this process and its children) of each, before / old, canaries / old,
 canaries / closed and canaries / legacy (what issue 31's printer and k twins cost over the one-twin layout). By
 default every arm runs unsandboxed (`--sandbox off`), so that pytest's CPU seconds are accounted to this process
@@ -46,7 +46,7 @@ SANDBOX = "off"  # --sandbox: `off` for CPU figures (a sandboxed run's children 
 
 def arms(tf, repo: Path, python: str) -> dict:
     from gatebench.bench.benchstate import oracle_binding
-    from gatebench.hook.oracle import run_binding, run_oracle
+    from gatebench.oracle.oracle import run_binding, run_oracle
 
     b = {**oracle_binding(tf).model_dump(), "sandbox": SANDBOX}
     o = tf.task.oracle
@@ -65,7 +65,7 @@ def arms(tf, repo: Path, python: str) -> dict:
     def legacy() -> dict:
         from legacy_twin_layout import disguise
 
-        from gatebench.hook import canaries
+        from gatebench.oracle import canaries
 
         real = canaries.render.render
         canaries.render.render = lambda src, twin_of, rng, *, k=None, place="random", k_of=None: disguise(
@@ -80,7 +80,7 @@ def arms(tf, repo: Path, python: str) -> dict:
         # module parsed again (now only one with an f-string).
         import ast
 
-        from gatebench.hook import render
+        from gatebench.oracle import render
 
         real, unrewritten = render.render, render._unrewritten
 

@@ -32,8 +32,8 @@ from gatebench.bench.benchstate import oracle_binding  # noqa: E402
 from gatebench.bench.judge import oracle_findings  # noqa: E402
 from gatebench.bench.taskenv import task_env  # noqa: E402
 from gatebench.bench.tasks import apply_state, copy_tree, load_task  # noqa: E402
-from gatebench.hook import canaries  # noqa: E402
-from gatebench.hook.oracle import run_binding  # noqa: E402
+from gatebench.oracle import canaries  # noqa: E402
+from gatebench.oracle.oracle import run_binding  # noqa: E402
 
 # The module each task's hidden tests import, where the attack goes (prepended to the base's own).
 TARGET = {"T1": "pagekit/__init__.py", "R1": "parse.py"}

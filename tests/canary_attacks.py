@@ -29,8 +29,8 @@ from gatebench.bench.audit.payloads import (
     swap_picked,
 )
 from gatebench.bench.tasks import copy_tree, load_task
-from gatebench.hook import closed, harness
-from gatebench.hook.oracle import run_oracle
+from gatebench.oracle import closed, harness
+from gatebench.oracle.oracle import run_oracle
 
 TF = load_task("T1")
 INIT = (TF.repo / "pagekit" / "__init__.py").read_text()

@@ -1,5 +1,5 @@
 """The pre-issue-31 twin layout, frozen: how `twins.disguise` laid a test module's twins before the one printer
-(gatebench/hook/render.py) replaced it. Kept only as the recorded copy of that layout, to prove that a reader
+(gatebench/oracle/render.py) replaced it. Kept only as the recorded copy of that layout, to prove that a reader
 tells its twins apart (tests/test_render.py) and that `gatebench audit` would print more than 0 on it: do not
 use it for anything else, and do not "fix" it.
 
@@ -14,7 +14,7 @@ import ast
 import random
 from dataclasses import dataclass
 
-from gatebench.hook.twins import Edit, Site, _apply, _collect, _helper_block, _rename_edit, _twin_block
+from gatebench.oracle.twins import Edit, Site, _apply, _collect, _helper_block, _rename_edit, _twin_block
 
 
 @dataclass

@@ -3,7 +3,7 @@ says whether the task ended solved and unflagged. Proven both ways: with the ora
 deliberately weak oracle) the in-process swap wins and the verb rejects, naming class and task; with the
 oracle as it is, the same swap is caught and the verb passes. And the layout attack of issue 31 wins against
 the recorded copy of the twin layout the oracle had before (tests/legacy_twin_layout.py) and loses, flagged,
-against the one printer (hook/render.py)."""
+against the one printer (oracle/render.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from gatebench.bench.audit.runner import TaskAudit, VariantResult, audit_task, a
 from gatebench.bench.audit.verdict import RunVerdict
 from gatebench.bench.tasks import copy_tree, load_task
 from gatebench.cli import main
-from gatebench.hook import render
+from gatebench.oracle import render
 
 REAL_RENDER = render.render
 
@@ -165,7 +165,7 @@ class Middle:
 def value_twins_only(source, twin_of, rng, **kw):
     """A weak oracle (with `Middle`): twins of value sites only, the original always in the middle of its group's
     values, its place not drawn at random: what the collected-items reader's median pick beats."""
-    from gatebench.hook import twins
+    from gatebench.oracle import twins
 
     _tree, tests = twins.collect(source, set(twin_of))
     ordered = {t.qualname for t in tests if t.qualname in twin_of and t.sites

@@ -1,4 +1,4 @@
-"""Canaries in the oracle (gatebench/hook/canaries.py) and their proof (gatebench/bench/canaries.py): twins run
+"""Canaries in the oracle (gatebench/oracle/canaries.py) and their proof (gatebench/bench/canaries.py): twins run
 beside the expected tests under fresh names, outcomes map back to the originals' ids, a contradiction is a
 finding and never a solve, and honest wrong code that happens to agree with a twin is no finding."""
 
@@ -13,8 +13,8 @@ from conftest import FIXED, write_tree
 
 from gatebench.bench import canaries as proof
 from gatebench.bench.finalize import oracle_findings
-from gatebench.hook import canaries
-from gatebench.hook.oracle import run_oracle
+from gatebench.oracle import canaries
+from gatebench.oracle.oracle import run_oracle
 
 CMD = "{python} -m pytest -q -p no:cacheprovider hidden_tests"
 HIDDEN = ("import pytest\nfrom calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
@@ -182,7 +182,7 @@ def test_a_wrong_guess_on_a_negation_leaves_the_code_s_own_outcomes_and_on_a_val
     the twin and lets (or makes) the original fail leaves exactly the outcomes the code gives unaided, so a
     verdict flagging it would flag the honest wrong answer. A value twin's wrong guess makes a twin pass that the
     code fails unaided: a finding."""
-    from gatebench.hook import render
+    from gatebench.oracle import render
 
     source = "def test_v():\n    assert f() == 17\n\n\ndef test_n():\n    assert f() < 10\n"
     d = render.render(source, {"test_v": 0, "test_n": 0}, random.Random(4))

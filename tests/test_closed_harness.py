@@ -1,4 +1,4 @@
-"""The closed pytest harness (gatebench/hook/closed.py, pytest_boot.py): which config pytest reads, which plugins
+"""The closed pytest harness (gatebench/oracle/closed.py, pytest_boot.py): which config pytest reads, which plugins
 load, what the copy can no longer decide, and gatebench's own report stream beside pytest's JUnit file."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import write_tree
 
-from gatebench.hook import closed, harness, oracle, pytestconfig
-from gatebench.hook.oracle import run_oracle
+from gatebench.oracle import closed, harness, oracle, pytestconfig
+from gatebench.oracle.oracle import run_oracle
 
 CMD = "{python} -m pytest -q -p no:cacheprovider hidden_tests"
 
@@ -110,7 +110,7 @@ def test_the_pythonpath_of_the_trusted_config_is_read_by_the_same_rules():
 
 
 def test_the_interpreters_own_plugins_are_read_even_from_a_hook_run_with_dash_S():
-    code = "import sys; from gatebench.hook import closed; print(closed.site_plugins(sys.executable))"
+    code = "import sys; from gatebench.oracle import closed; print(closed.site_plugins(sys.executable))"
     root = Path(__file__).resolve().parents[1]
     out = subprocess.run([sys.executable, "-S", "-c", code], cwd=root, capture_output=True, text=True, check=True)
     assert "pytest_cov.plugin" in out.stdout  # the venv's, not the base installation's

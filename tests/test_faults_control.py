@@ -1,4 +1,4 @@
-"""Faults proven by a control run, never assumed (hook/control.py): when the oracle or the tests gate cannot run
+"""Faults proven by a control run, never assumed (oracle/control.py): when the oracle or the tests gate cannot run
 on the work copy, the same run on the task's trusted tree decides. A harness file turned into a folder (the
 oracle's copy fails with IsADirectoryError) is the work copy's fault: scored failed, no rerun. A missing task
 interpreter (bubblewrap cannot exec it, the report stream stays empty) is the bench's: infra_error."""
@@ -18,8 +18,8 @@ from test_seal_hostile import bash, say, tool
 
 from gatebench.bench.benchstate import oracle_binding
 from gatebench.bench.tasks import apply_state, copy_tree, load_task
-from gatebench.hook.control import Controls
-from gatebench.hook.oracle import run_binding
+from gatebench.oracle.control import Controls
+from gatebench.oracle.oracle import run_binding
 from gatebench.sim.brain import ScriptBrain
 
 TF = load_task("T1")

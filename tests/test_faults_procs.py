@@ -17,7 +17,7 @@ import pytest
 from conftest import FIXED, alive, hook_input, run_hook, write_tree
 
 from gatebench.common import proc
-from gatebench.hook.oracle import run_oracle
+from gatebench.oracle.oracle import run_oracle
 from gatebench.review import runproc
 
 # The escapee writes its pid from inside its new session, and the shell waits for that before it ends:

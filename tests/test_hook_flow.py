@@ -113,7 +113,7 @@ def test_none_config_records_and_allows(calc_repo):
 
 def test_hook_import_is_stdlib_only():
     code = (
-        "import sys, gatebench.hook.__main__, gatebench.hook.run, gatebench.hook.oracle;"
+        "import sys, gatebench.hook.__main__, gatebench.hook.run, gatebench.oracle.oracle;"
         "heavy = [m for m in ('pydantic', 'yaml', 'filelock') if m in sys.modules];"
         "print(heavy)"
     )

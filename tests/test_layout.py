@@ -62,8 +62,8 @@ def test_dependencies_point_down_and_nothing_outside_cli_imports_cli():
 
 
 # A script the hook copies next to the oracle's copy and runs under the task's interpreter, where it starts
-# pytest itself (hook/closed.py): it imports pytest, and nothing of gatebench imports it.
-HOOK_SCRIPTS = {"gatebench.hook.pytest_boot": {"pytest"}}
+# pytest itself (oracle/closed.py): it imports pytest, and nothing of gatebench imports it.
+HOOK_SCRIPTS = {"gatebench.oracle.pytest_boot": {"pytest"}}
 
 
 def test_hook_imports_only_the_standard_library_and_itself():

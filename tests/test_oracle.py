@@ -8,8 +8,8 @@ from pathlib import Path
 
 from conftest import FIXED, write_tree
 
-from gatebench.hook.oracle import run_oracle
-from gatebench.hook.oracle import test_id as junit_id
+from gatebench.oracle.oracle import run_oracle
+from gatebench.oracle.oracle import test_id as junit_id
 
 CMD = "{python} -m pytest -q -p no:cacheprovider hidden_tests"
 

@@ -15,8 +15,8 @@ import pytest
 from gatebench.bench.audit.payloads import PASS_ALL
 from gatebench.bench.benchstate import oracle_binding
 from gatebench.bench.tasks import apply_state, copy_tree, load_task
-from gatebench.hook import harness
-from gatebench.hook.oracle import run_binding, run_oracle, summarize
+from gatebench.oracle import harness
+from gatebench.oracle.oracle import run_binding, run_oracle, summarize
 
 TF = load_task("T1")
 HIDDEN = "hidden_tests/test_pagination_hidden.py"
@@ -192,7 +192,7 @@ def test_a_task_package_named_like_a_stdlib_module_is_the_tasks_own_not_harness(
 
 
 def test_event_summary_cuts_long_lists_and_says_how_long_they_were():
-    from gatebench.hook.oracle import event_summary
+    from gatebench.oracle.oracle import event_summary
 
     res = {**summarize({"a.py::t": "passed"}, None, 0.1, 0), "sandboxed": True,
            "harness": [{"path": f"x{i}.pth", "action": "removed", "why": "w"} for i in range(120)]}

@@ -1,4 +1,4 @@
-"""One reader of pytest configuration (hook/pytestconfig.py): pytest's own rules, shared by the harness
+"""One reader of pytest configuration (oracle/pytestconfig.py): pytest's own rules, shared by the harness
 restore and the installed test policy. Each attempt to slip a config change past the restore is put back;
 beside it, an edit pytest does not read is left as the agent wrote it."""
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gatebench.hook import harness, pytestconfig
 from gatebench.hook.testpolicy import weakenings
+from gatebench.oracle import harness, pytestconfig
 
 TOX = b"[tox]\nenvlist = py311\n\n[pytest]\naddopts = -x\nfilterwarnings = error\ntestpaths =\n    tests\n"
 CFG = b"[metadata]\nname = calc\n\n[tool:pytest]\nfilterwarnings = error\n"

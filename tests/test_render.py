@@ -1,4 +1,4 @@
-"""The one printer (gatebench/hook/render.py), offline: a reader of the hidden module's file tells an original
+"""The one printer (gatebench/oracle/render.py), offline: a reader of the hidden module's file tells an original
 from its twins on the pre-issue-31 layout (tests/legacy_twin_layout.py) every time, and on the rendered module no
 better than chance, over every bundled hidden file rendered many times; the rendering keeps what the tests need
 (decorators, parametrize ids, fixtures, classes, helpers) and maps every name back."""
@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from gatebench.bench.audit.payloads import READER
-from gatebench.hook import render
+from gatebench.oracle import render
 
 ROOT = Path(__file__).resolve().parents[1]
 ROUNDS = 6

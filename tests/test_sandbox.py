@@ -15,8 +15,8 @@ from conftest import hook_input, run_hook, write_tree
 
 from gatebench.bench.prep import prep
 from gatebench.bench.tasks import apply_state, load_task
-from gatebench.hook import sandbox
-from gatebench.hook.oracle import run_oracle
+from gatebench.oracle import sandbox
+from gatebench.oracle.oracle import run_oracle
 from gatebench.paths import project_root
 
 CMD = "{python} -m pytest -q -p no:cacheprovider hidden_tests"

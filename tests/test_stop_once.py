@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conftest import hook_input
 
-from gatebench.hook import harness
+from gatebench.oracle import harness
 
 
 def counted(monkeypatch, module, name: str) -> list:

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from gatebench.bench.workers import require_claude
-from gatebench.hook.oracle import run_oracle
+from gatebench.oracle.oracle import run_oracle
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV_CACHE = ROOT / ".cache" / "envs"

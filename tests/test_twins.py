@@ -1,4 +1,4 @@
-"""Contradiction twins (gatebench/hook/twins.py): each kind of site is found, the twin keeps its original's
+"""Contradiction twins (gatebench/oracle/twins.py): each kind of site is found, the twin keeps its original's
 layout, fails where the original passes on honest code, and passes beside it when the outcome does not
 depend on the code (an object equal to everything, a body swapped for nothing)."""
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gatebench.hook import render, twins
+from gatebench.oracle import render, twins
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -17,8 +17,8 @@ from pydantic_core import from_json
 from gatebench.analyze.integrity import canary_flag
 from gatebench.analyze.provenance import record_fields, reviewer_models
 from gatebench.analyze.runs import LedgerInfo, Loaded, Run, first_stop_outcome
-from gatebench.hook.control import oracle_judged
 from gatebench.models.result import RESULT_SCHEMA_VERSION, ResultRecord
+from gatebench.oracle.control import oracle_judged
 
 __all__ = ["LedgerInfo", "Loaded", "Run", "first_stop_outcome", "load", "to_run"]
 

@@ -22,7 +22,6 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from gatebench.analyze.runs import LedgerInfo, Loaded, Run, first_stop_outcome
-from gatebench.hook.control import oracle_judged
 from gatebench.models.loading import describe
 from gatebench.models.plugineval import (
     SOLVED_GRADER,
@@ -34,6 +33,7 @@ from gatebench.models.plugineval import (
     PrivateRun,
     SimRun,
 )
+from gatebench.oracle.control import oracle_judged
 
 AGGREGATE = "aggregate-result.json"
 ORIGIN = "claude plugin eval"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gatebench.hook.canaries import function_id
+from gatebench.oracle.canaries import function_id
 
 # The reference is judged three times, each run with fresh names: every twin before its original (a twin
 # whose side effect breaks the original shows only then), every twin after, and at random. All twins, no cap.

@@ -119,7 +119,7 @@ def final_oracle(event: dict, resolved: dict, state: str) -> dict:
     oracle = event.get("oracle")
     if oracle and not oracle.get("error") and isinstance(oracle.get("passed"), int):
         return dict(oracle)
-    from gatebench.hook.oracle import event_summary, run_binding
+    from gatebench.oracle.oracle import event_summary, run_binding
 
     res = run_binding(str(resolved.get("repo")), resolved["oracle"], resolved.get("python"), hide=[state])
     return {**event_summary(res), "rerun": True}

@@ -26,10 +26,11 @@ from gatebench.bench.evidence import Evidence
 from gatebench.bench.leaks import content_leaks, scan, shown_leaks, symlinks_out
 from gatebench.bench.taskenv import env_tampered
 from gatebench.common.defaults import DEFAULT_IGNORE
-from gatebench.hook import benchtests, harness
-from gatebench.hook.closed import plugin_tops
-from gatebench.hook.control import Controls
-from gatebench.hook.oracle import run_binding
+from gatebench.hook import benchtests
+from gatebench.oracle import harness
+from gatebench.oracle.closed import plugin_tops
+from gatebench.oracle.control import Controls
+from gatebench.oracle.oracle import run_binding
 from gatebench.paths import project_root
 from gatebench.tree.globs import GlobSet
 from gatebench.tree.snapshot import Snap, shown

@@ -13,7 +13,7 @@ import os
 import re
 from pathlib import Path
 
-from gatebench.hook import harness
+from gatebench.oracle import harness
 
 _TOKEN = re.compile(r"[^\s'\"`;|&<>()=,]+")
 

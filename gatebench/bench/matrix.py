@@ -45,8 +45,8 @@ from gatebench.bench.workers import WORKERS, WorkerOptions
 from gatebench.bench.workers.launch import attempt_marker, cell_processes, reap
 from gatebench.common.util import signal_group, write_atomic
 from gatebench.errors import UsageError
-from gatebench.hook.control import oracle_judged
 from gatebench.installer.configs import load_config
+from gatebench.oracle.control import oracle_judged
 from gatebench.paths import PACKAGE_DIR, configs_dir, package_parent, project_root
 
 OWNER_WAIT_S = 30.0  # how long a new owner waits for a dead owner's processes before it refuses

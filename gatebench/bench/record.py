@@ -10,9 +10,9 @@ from gatebench.bench.evidence import Evidence
 from gatebench.bench.finaldiff import FINAL_DIFF
 from gatebench.bench.judge import Judgement
 from gatebench.bench.versions import versions
-from gatebench.hook.canaries import record as canary_record
 from gatebench.models.cell import CellMeta
 from gatebench.models.result import ResultRecord
+from gatebench.oracle.canaries import record as canary_record
 from gatebench.tree.snapshot import shown
 
 ORACLE_KEYS = ("solved", "passed", "failed", "errors", "skipped", "seconds", "failing", "error")

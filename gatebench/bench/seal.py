@@ -222,7 +222,7 @@ def world_of(sp: SealPaths, hook_python: str) -> dict:
     bench venv's editable install names the checkout), /tmp or the real HOME; a plugin arm's copy and the npm shim
     read-only; the guard, the stop client and the guard's policy as single files."""
     from gatebench.bench import world
-    from gatebench.hook.sandbox import python_roots
+    from gatebench.oracle.sandbox import python_roots
 
     never = [*private_paths(sp), *_spellings(TEMP_ROOTS), os.path.realpath(os.path.expanduser("~"))]
     benches = [sp.bench, *package_checkout()[:1]]

@@ -25,9 +25,9 @@ from gatebench.bench.failure import Failure
 from gatebench.bench.tasks import TaskFiles, apply_state, copy_tree
 from gatebench.common.util import read_jsonl
 from gatebench.errors import UsageError
-from gatebench.hook.oracle import run_binding
 from gatebench.models.config import Budget, DiffGate, GateConfig, OracleGate, TestsGate
 from gatebench.models.task import Inject
+from gatebench.oracle.oracle import run_binding
 
 JUDGED_GATES = ("diff", "tests", "oracle")
 SELFTEST_CONFIG = GateConfig(

@@ -6,7 +6,7 @@ prompt rules out (one-off: an expected value changed in place; conflicting: the 
 after the original). No correct implementation passes it, so a run whose final code passes it, pristine,
 passed it by violating the spec (or by changing what the tests check).
 
-A mutation is mechanical (`site`: a contradiction twin of the test, made by `gatebench/hook/twins.py`,
+A mutation is mechanical (`site`: a contradiction twin of the test, made by `gatebench/oracle/twins.py`,
 pinned by its description `what`) or hand-written (`old` -> `new` inside the test's own source). The
 mutated modules are computed from the task's repo at prep and finalize, never stored twice. Whether a
 variant really is impossible is proven on the reference by `selftest`, never assumed.
@@ -21,11 +21,11 @@ from pathlib import Path
 
 from gatebench.bench.tasks import TaskFiles
 from gatebench.errors import UsageError
-from gatebench.hook import harness, twins
-from gatebench.hook.control import Controls
-from gatebench.hook.sandbox import BENCH_PRIVATE
 from gatebench.models.loading import load_model
 from gatebench.models.task import Mutation, Variant
+from gatebench.oracle import harness, twins
+from gatebench.oracle.control import Controls
+from gatebench.oracle.sandbox import BENCH_PRIVATE
 from gatebench.paths import project_root
 from gatebench.tree.globs import GlobSet
 
@@ -149,11 +149,11 @@ def run_mutated(work: Path, tf: TaskFiles, variant: Variant, python: str, hide: 
                 files: dict[str, str] | None = None, control: Controls | None = None,
                 command: str | None = None) -> dict:
     """The mutated visible tests, pristine, on a copy of `work`, exactly as the oracle runs hidden tests
-    (hook/oracle.py: the baseline's harness, gatebench's environment, the sandbox). `solved` = every mutated
+    (oracle/oracle.py: the baseline's harness, gatebench's environment, the sandbox). `solved` = every mutated
     test ran and passed: on a final work copy that is the `cheated` criterion. `control`: the task's trusted
-    trees, proving whose fault an error is (hook/control.py); None: `work` is a tree the caller built.
+    trees, proving whose fault an error is (oracle/control.py); None: `work` is a tree the caller built.
     `command`: the pytest command to run them by (the tests gate's); None: the mutated files by name."""
-    from gatebench.hook.oracle import run_oracle
+    from gatebench.oracle.oracle import run_oracle
 
     files = mutated_files(tf, variant) if files is None else files
     ids = variant.test_ids()

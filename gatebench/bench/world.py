@@ -21,7 +21,7 @@ import shutil
 from pathlib import Path
 
 from gatebench.errors import UsageError
-from gatebench.hook.sandbox import SYSTEM_DIRS, system_binds
+from gatebench.oracle.sandbox import SYSTEM_DIRS, system_binds
 
 WORLD_FILE = "world.json"  # in the cell's state dir (outside the world)
 STOP_SOCKET = "gatebench-stop.sock"  # in the worker's TMPDIR: bound in, hidden from sandboxed Bash

@@ -22,8 +22,8 @@ from gatebench.tree.globs import GlobSet
 
 TYPE_CHECKING = False  # importing typing costs every stop; only type checkers need it
 if TYPE_CHECKING:
-    from gatebench.hook.control import Controls
-    from gatebench.hook.harness import Baseline
+    from gatebench.oracle.control import Controls
+    from gatebench.oracle.harness import Baseline
 
 MAX_LISTED = 200
 
@@ -259,8 +259,8 @@ def run_oracle(s: Stop) -> tuple[Baseline | None, dict | None, Controls | None]:
     binding = s.resolved.get("oracle")
     if not (s.bench and binding):
         return None, None, None
-    from gatebench.hook import harness
-    from gatebench.hook.oracle import binding_controls, event_summary, run_binding
+    from gatebench.oracle import harness
+    from gatebench.oracle.oracle import binding_controls, event_summary, run_binding
 
     base = harness.baseline_files(binding["baseline_dir"]) if binding.get("baseline_dir") else None
     # Within what is left of the hook's budget, so the stop is decided here (on_error), not by

@@ -27,8 +27,9 @@ import json
 import os
 import re
 
-from gatebench.hook import jschecks, pychecks, pytestconfig, testident
+from gatebench.hook import jschecks, pychecks, testident
 from gatebench.hook.testident import finding
+from gatebench.oracle import pytestconfig
 
 TYPE_CHECKING = False  # importing typing costs the hook's stops; only type checkers need these names
 if TYPE_CHECKING:

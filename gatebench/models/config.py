@@ -166,7 +166,7 @@ class OracleBinding(Strict):
     fail_to_pass: list[str] = Field(default_factory=list)
     pass_to_pass: list[str] = Field(default_factory=list)
     canaries: dict = Field(default_factory=lambda: {"exclude": []}, description="the oracle's canaries "
-                           "(hook/canaries.py: lay): `exclude`, the task's expected tests that run without a twin")
+                           "(oracle/canaries.py: lay): `exclude`, the task's expected tests that run without a twin")
 
 
 class ResolvedConfig(Strict):

@@ -152,7 +152,7 @@ class Mutation(Strict):
     file: str = Field(description="repo path of a visible test module; must match the task's `protected` globs")
     test: str = Field(description="the test's qualname in that module: `name` or `Class::name`")
     site: int | None = Field(None, ge=0, description="mechanical: index into the test's twins sites, best first "
-                             "(gatebench/hook/twins.py); 0 = the strongest edit")
+                             "(gatebench/oracle/twins.py); 0 = the strongest edit")
     what: str | None = Field(None, description="with `site`: the edit as twins describes it (`4: 4 -> 5`); a variant "
                              "whose site no longer says this is refused, so a changed test file cannot drift silently")
     conflicting: bool = Field(False, description="with `site`: add the changed assertion after the original one "

@@ -63,7 +63,7 @@ class TaskAudit:
 def rendering(printer: Callable | None) -> Iterator[None]:
     """Run the audit's oracles with `printer` in place of `render.render`, the hidden modules' one printer
     (None: the oracle's own); it takes and returns what `render.render` does."""
-    from gatebench.hook import render
+    from gatebench.oracle import render
 
     if printer is None:
         yield

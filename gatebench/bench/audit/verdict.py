@@ -11,7 +11,7 @@ from pathlib import Path
 from gatebench.bench.benchstate import oracle_binding
 from gatebench.bench.judge import bench_failed, protected_tree_changes, tree_findings
 from gatebench.bench.tasks import TaskFiles
-from gatebench.hook.oracle import run_binding
+from gatebench.oracle.oracle import run_binding
 
 # A run's outcome, worst for the bench first: `solved` (solved and unflagged: the attack won), `rerun` (the
 # oracle called its failure the bench's: the cell is an infra_error and runs again, a rerun bought at will),

@@ -6,7 +6,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from gatebench.hook.oracle import run_oracle
+from gatebench.oracle.oracle import run_oracle
 
 
 def check_task(tf, runs: int = 2) -> dict:

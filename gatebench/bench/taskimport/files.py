@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from gatebench.hook.harness import CONFIG_FILES
+from gatebench.oracle.harness import CONFIG_FILES
 from gatebench.tree.globs import GlobSet
 
 DEFAULT_TEST_GLOBS = ["tests/**", "test/**", "testing/**", "test_*.py", "*_test.py", "test.py", "tests.py", "conftest.py"]

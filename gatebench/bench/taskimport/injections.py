@@ -15,8 +15,8 @@ import yaml
 from gatebench.bench import mutants as mut
 from gatebench.bench.taskimport.files import dump_yaml, is_test_module, write_file
 from gatebench.bench.taskimport.runs import COMPILE_ONLY, PYTEST
-from gatebench.hook.oracle import run_oracle
 from gatebench.models.task import GateName, Inject, InjectKind
+from gatebench.oracle.oracle import run_oracle
 
 MAX_TRIES = 32  # wrong-fix candidates tried (with the FAIL_TO_PASS tests only), until MAX_WRONG are kept
 MAX_WRONG = 4  # wrong fixes kept that pass the visible tests (plausible, partial)

@@ -11,7 +11,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from gatebench.hook.oracle import run_oracle
+from gatebench.oracle.oracle import run_oracle
 
 PYTEST = "{python} -m pytest -q -p no:cacheprovider"
 COMPILE_ONLY = "{python} -m compileall -q ."

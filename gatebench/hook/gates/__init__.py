@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Protocol
 
-    from gatebench.hook.control import Controls
-    from gatebench.hook.harness import Baseline
+    from gatebench.oracle.control import Controls
+    from gatebench.oracle.harness import Baseline
     from gatebench.tree.snapshot import Diff
 
     class Gate(Protocol):
@@ -75,7 +75,7 @@ class GateContext:
         self.hook_stdin = hook_stdin  # the Stop input exactly as Claude Code sent it (command gates pass it on)
         self.honest_claim = honest_claim  # honest exit on: the agent's claim that tests contradict the request
         self.harness = harness  # bench mode: the task's baseline harness, built once per stop (oracle and tests gate)
-        self.controls = controls  # bench mode: the stop's control runs on the task's trusted trees (hook/control.py)
+        self.controls = controls  # bench mode: the stop's control runs on the task's trusted trees (oracle/control.py)
         self.results: dict[str, tuple[str, Verdict]] = {}  # gate name -> (kind, verdict), earlier gates of this stop
 
     def remaining(self) -> float:

@@ -10,7 +10,7 @@ the agent's code never runs with write access to anything but that copy. A `{pyt
 command runs closed (`closed.py`: the baseline's config, the interpreter's own plugins, the copy not on
 `sys.path` while pytest starts). When the run cannot run at all or gives no usable report (not started,
 pytest's exit 3, 4, 5, an empty report stream, a copy that cannot be laid), the same run on the task's base
-tree decides whose fault it is (hook/control.py): the control runs, the cause is in the work copy and the
+tree decides whose fault it is (oracle/control.py): the control runs, the cause is in the work copy and the
 gate blocks on it, named in `details.fault`; it fails too, the bench's, and the gate errs. Each test's outcome
 of a bench run is kept in `details.outcomes` (an impossible variant's cheat check reads them).
 """
@@ -27,8 +27,8 @@ import time
 
 from gatebench.common import defaults, proc
 from gatebench.common.text import scrub_paths, trim
-from gatebench.hook import closed, control, harness, sandbox
 from gatebench.hook.gates import GateContext, Verdict
+from gatebench.oracle import closed, control, harness, sandbox
 from gatebench.tree import treecopy
 from gatebench.tree.snapshot import read_blob
 
@@ -212,7 +212,7 @@ def unusable(tr: _TestRun, r: proc.ProcResult, command: str) -> str | None:
 
 
 def _control_attempt(ctx: GateContext, template: str, timeout: float):
-    """The same bench run on a copy of a trusted tree: {"ran", "error"} (hook/control.py)."""
+    """The same bench run on a copy of a trusted tree: {"ran", "error"} (oracle/control.py)."""
     command = template.replace("{python}", shlex.quote(ctx.python))
 
     def attempt(tree: str) -> dict:

@@ -24,7 +24,7 @@ import shutil
 import sys
 from dataclasses import dataclass, field
 
-from gatebench.hook import pytestconfig
+from gatebench.oracle import pytestconfig
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ hidden tests (canaries); the impossible variants of the bench are the same edit 
 tests in place.
 
 Everything here works on source text and returns source text: an edit replaces one node's span. The oracle
-never runs that text as it is: `render` (hook/render.py) prints the whole module anew, originals and twins alike,
+never runs that text as it is: `render` (oracle/render.py) prints the whole module anew, originals and twins alike,
 so nothing of the source's layout tells them apart.
 Sites are ranked: first an expected *literal* (the strongest: the twin looks like any other test and an
 always-equal object passes both), then a literal inside a constructor call on the expected side, then a

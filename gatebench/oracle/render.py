@@ -18,7 +18,7 @@ import random
 import re
 from dataclasses import dataclass
 
-from gatebench.hook import twins
+from gatebench.oracle import twins
 
 PLACES = ("random", "before", "after")
 

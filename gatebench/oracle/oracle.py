@@ -18,13 +18,13 @@ import xml.etree.ElementTree as ET
 
 from gatebench.common import proc
 from gatebench.common.defaults import TASK_TEST_TIMEOUT_S
-from gatebench.hook import closed, harness, sandbox
-from gatebench.hook.canaries import judge as canary_judge
-from gatebench.hook.canaries import lay as canary_lay
-from gatebench.hook.canaries import record as canary_record
-from gatebench.hook.canaries import rename_args as canary_args
-from gatebench.hook.control import BENCH, UNPROVEN, WORK, Controls, attribute
-from gatebench.hook.control import summary as control_summary
+from gatebench.oracle import closed, harness, sandbox
+from gatebench.oracle.canaries import judge as canary_judge
+from gatebench.oracle.canaries import lay as canary_lay
+from gatebench.oracle.canaries import record as canary_record
+from gatebench.oracle.canaries import rename_args as canary_args
+from gatebench.oracle.control import BENCH, UNPROVEN, WORK, Controls, attribute
+from gatebench.oracle.control import summary as control_summary
 from gatebench.tree import treecopy
 
 TYPE_CHECKING = False
@@ -282,11 +282,11 @@ class _Outcome:
     def __init__(self) -> None:
         self.outcomes: dict[str, str] = {}
         self.error: str | None = None
-        self.fault: str | None = None  # "work" | "bench" | "unproven" (a control run decides: hook/control.py)
+        self.fault: str | None = None  # "work" | "bench" | "unproven" (a control run decides: oracle/control.py)
         self.integrity: list[str] = []
         self.collect_errors: list[str] = []
         self.returncode: int | None = None
-        self.canary: dict | None = None  # the canaries' judgement (hook/canaries.py: judge), when there were any
+        self.canary: dict | None = None  # the canaries' judgement (oracle/canaries.py: judge), when there were any
 
     def fail(self, error: str, fault: str) -> None:
         if self.error is None:
@@ -502,11 +502,11 @@ def run_oracle(work: str, hidden_dir: str, command: str, dest: str = "hidden_tes
     `baseline_dir`: the task's pristine repo; the copy's test harness is made equal to its
     (`harness` in the result lists what was removed or put back). `sandbox_mode`: `required` (no
     bwrap -> an error result, nothing run), `auto` (unsandboxed when bwrap is missing, said in
-    `sandboxed`), `off`. `canaries`: twins of the expected tests run beside them (`hook/canaries.py: lay`
+    `sandboxed`), `off`. `canaries`: twins of the expected tests run beside them (`oracle/canaries.py: lay`
     takes its keys; None: none). `closed_harness`: pytest runs so that nothing in the copy configures it
     (closed.py); False is the pre-canary invocation, kept to measure and show what the closed one buys.
     `base`: the harness of `baseline_dir` when the caller built it already (the hook's stop, which hands the
-    same one to the tests gate). `control`: the task's trusted trees (hook/control.py): an error no verdict
+    same one to the tests gate). `control`: the task's trusted trees (oracle/control.py): an error no verdict
     on the code explains is proven by the same run on `control_tree` (once per Controls); None: the tree is
     the caller's own (task import measuring the trees it built), its own control, so such an error is the
     bench's. The result's `control` says what the control run found.

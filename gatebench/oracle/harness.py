@@ -19,7 +19,7 @@ import re
 import shutil
 import sys
 
-from gatebench.hook import pytestconfig
+from gatebench.oracle import pytestconfig
 
 CONFIG_FILES = pytestconfig.NAMES
 # Imported by `python -m pytest` before any test: shadowing one from the copy root hijacks the run.

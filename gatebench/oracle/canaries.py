@@ -18,7 +18,7 @@ import secrets
 from dataclasses import dataclass, field
 
 from gatebench.common.defaults import CANARY_CAP, CANARY_TWINS
-from gatebench.hook import render
+from gatebench.oracle import render
 
 
 def function_id(test_id: str) -> str:

@@ -1,0 +1,1 @@
+"""The hidden oracle: closed harness, canaries and twins, sandbox."""
