@@ -220,7 +220,7 @@ def stop(repo: Path, hook: str, files: dict[str, str | None], ask: str, sid: str
     out = json.loads(r.stdout) if r.stdout.strip() else {}
     details = {g["name"]: g for g in last["gates"]}["tests"]["details"]
     excused = {x["test"] for x in details.get("excused", [])}
-    from gatebench.hook.testpolicy import where
+    from gatebench.testguard.testpolicy import where
 
     named = [f"{f['kind']} {where(f)}" for f in details.get("test_policy", {}).get("findings", [])
              if where(f) not in excused]

@@ -17,7 +17,7 @@ import pytest
 from conftest import ROOT
 from test_installed_npm import _npm
 
-from gatebench.hook import runners
+from gatebench.testguard import runners
 
 MANAGERS = {"pnpm@9.15.9": "pnpm", "pnpm@10.14.0": "pnpm", "yarn@1.22.22": "yarn"}
 FAKE = """#!/usr/bin/env node

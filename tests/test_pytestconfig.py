@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gatebench.hook.testpolicy import weakenings
 from gatebench.oracle import harness, pytestconfig
+from gatebench.testguard.testpolicy import weakenings
 
 TOX = b"[tox]\nenvlist = py311\n\n[pytest]\naddopts = -x\nfilterwarnings = error\ntestpaths =\n    tests\n"
 CFG = b"[metadata]\nname = calc\n\n[tool:pytest]\nfilterwarnings = error\n"

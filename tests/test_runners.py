@@ -6,8 +6,8 @@ import json
 import subprocess
 import sys
 
-from gatebench.hook import runners, testresults, userask
 from gatebench.hook.gates.tests import failure_digest, plain_output
+from gatebench.testguard import runners, testresults, userask
 
 
 def test_runners_are_detected_from_the_command_and_package_scripts(tmp_path):
@@ -261,7 +261,7 @@ def test_ava_ids_keep_the_file_of_a_several_file_run_apart():
 def test_tape_repeated_titles_are_kept_apart_as_the_source_checks_key_them():
     """tape 5.10.2's own output (nested `t.test` prints flat `# title` lines): a title repeated is two tests,
     keyed `title #2` as jschecks keys the second of two tests of one title."""
-    from gatebench.hook.jschecks import tests_of
+    from gatebench.testguard.jschecks import tests_of
 
     out = ("TAP version 13\n# parent\nok 1 should be truthy\n# child\nok 2 should be strictly equal\n# second\n"
            "# child\nok 3 should be truthy\n# second\nok 4 x # SKIP\n# second\nnot ok 5 should be equal\n\n1..5\n"
@@ -356,7 +356,7 @@ def test_jest_and_vitest_results_from_their_own_output_when_no_report_can_be_ask
 
 
 def test_results_from_output_name_hidden_failures_and_skips_and_never_invent_removed_tests():
-    from gatebench.hook.runners._summary import Partial
+    from gatebench.testguard.runners._summary import Partial
 
     orig = Partial([{"id": "src/f.test.ts::f > months", "outcome": "failed"}], {"passed": 10, "failed": 1, "skipped": 0})
     clean = Partial([], {"passed": 9, "failed": 0, "skipped": 0})  # the weakened test no longer fails (deleted)
@@ -378,7 +378,7 @@ def test_tape_has_no_suite_path_so_a_nested_test_is_its_parents_checks_and_a_tit
     nested test deleted is named twice, by the source checks (the parent's check removed) and by the results
     (the title no longer reported, with no path); the same title in two files is matched by title, in the
     order tape ran them, and two runs of the same tests compare equal."""
-    from gatebench.hook.testpolicy import weakenings
+    from gatebench.testguard.testpolicy import weakenings
 
     src = ("const test = require('tape');\ntest('format', (t) => {\n  t.equal(format(1), '1B');\n"
            "  t.test('kilobytes', (st) => {\n    st.equal(format(2048), '2KB');\n    st.end();\n  });\n});\n")

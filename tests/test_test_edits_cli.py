@@ -2,7 +2,7 @@
 pointed at the fake Messages API): on T1 a correct fix plus a new regression test file is solved, and the diff
 gate blocks a weakened test (naming it and what it lost) but not the new file; a weakening the agent keeps is
 `tampered`, named by test, and unsolved; on R20 (xmltodict, a real task) a correct fix that also updates the
-repository's stale test is solved. Beside them, the judging rule itself on small inputs (hook/benchtests.py)."""
+repository's stale test is solved. Beside them, the judging rule itself on small inputs (testguard/benchtests.py)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from conftest import gatebench_cli
 from gatebench.bench.prep import prep
 from gatebench.bench.tasks import load_task
 from gatebench.bench.testedits import TEST_EDITS, fix_changed
-from gatebench.hook import benchtests, pychecks
 from gatebench.sim.brain import ScriptBrain
+from gatebench.testguard import benchtests, pychecks
 
 TF = load_task("T1")
 VISIBLE = "tests/test_paginator.py"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gatebench.hook.testpolicy import weakenings
+from gatebench.testguard.testpolicy import weakenings
 
 BASE = '''import pytest
 from semver import Version
@@ -226,7 +226,7 @@ def test_a_fifo_swapped_in_for_a_test_file_is_refused_not_read(tmp_path):
     import os
     import stat
 
-    from gatebench.hook.testpolicy import _read_current
+    from gatebench.testguard.testpolicy import _read_current
 
     (tmp_path / "test_ok.py").write_text("def test_a():\n    assert True\n")
     assert _read_current(str(tmp_path / "test_ok.py"), stat.S_IFREG | 0o644).startswith(b"def test_a")
@@ -534,7 +534,7 @@ def test_javascript_tests_generated_from_a_table_are_the_same_tests_row_by_row()
     for_of = ("describe('bytes', () => {\n  for (const [input, expected] of [['1KB', 1024], ['1MB', 1048576]]) {\n"
               "    it(`parses ${input}`, () => {\n      assert.strictEqual(bytes.parse(input), expected);\n    });\n"
               "  }\n});\n")
-    from gatebench.hook.jschecks import tests_of
+    from gatebench.testguard.jschecks import tests_of
 
     assert sorted(tests_of(for_each)) == ["bytes > parses 1KB", "bytes > parses 1MB"]
     for good in (for_each, for_of):

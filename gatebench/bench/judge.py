@@ -26,12 +26,12 @@ from gatebench.bench.evidence import Evidence
 from gatebench.bench.leaks import content_leaks, scan, shown_leaks, symlinks_out
 from gatebench.bench.taskenv import env_tampered
 from gatebench.common.defaults import DEFAULT_IGNORE
-from gatebench.hook import benchtests
 from gatebench.oracle import harness
 from gatebench.oracle.closed import plugin_tops
 from gatebench.oracle.control import Controls
 from gatebench.oracle.oracle import run_binding
 from gatebench.paths import project_root
+from gatebench.testguard import benchtests
 from gatebench.tree.globs import GlobSet
 from gatebench.tree.snapshot import Snap, shown
 
@@ -121,7 +121,7 @@ def variant_check(ev: Evidence) -> dict:
 
 
 def protected_changed(ev: Evidence) -> list[str]:
-    """The protected paths the agent changed, a weakened test as `path::test: what it lost` (hook/benchtests.py:
+    """The protected paths the agent changed, a weakened test as `path::test: what it lost` (testguard/benchtests.py:
     added tests and updated free tests are honest), and a changed task environment."""
     changed = protected_tree_changes(ev.tree.diff.paths, ev.trusted.resolved.get("protected") or [],
                                      ev.trusted.task.repo, ev.cell.repo, ev.trusted.resolved.get("free_tests") or [],
@@ -132,7 +132,7 @@ def protected_changed(ev: Evidence) -> list[str]:
 def protected_tree_changes(paths: list[str], protected: list[str], base: Path, tree: Path, free: list[str],
                            mutated: dict[str, str] | None = None) -> list[str]:
     """Of `paths` (changed in `tree` against `base`), the protected ones the change answers for: a file, or a
-    weakened test as `path::test: what it lost` (hook/benchtests.py: added tests and updated free tests are
+    weakened test as `path::test: what it lost` (testguard/benchtests.py: added tests and updated free tests are
     honest). Finalize's rule, and `gatebench audit`'s for the trees it lays."""
     globs = GlobSet(protected)
     touched = [p for p in paths if globs.match(p)]

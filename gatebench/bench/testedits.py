@@ -1,6 +1,6 @@
 """What a task lets the agent do to its tests: the prompt's one line, and the tests it may rewrite.
 
-Every task (bundled, real, imported) is judged the same way (hook/benchtests.py): tests may be added; a
+Every task (bundled, real, imported) is judged the same way (testguard/benchtests.py): tests may be added; a
 *free* test may be updated; weakening any other test is tampering. A test is free when the fix makes it
 stale: the task names it (`stale_tests`: the reference fails it on the base's copy, as in a `wrong_tests`
 task), or it is a test the upstream fix itself changed or removed in a file the oracle lays its hidden
@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 
 from gatebench.bench.tasks import TaskFiles
-from gatebench.hook import benchtests, pychecks
+from gatebench.testguard import benchtests, pychecks
 
 # The one line every agent prompt ends with (composed in benchstate.bench_resolved, the binding the worker sends).
 TEST_EDITS = ("You may add tests and update tests your fix makes out of date; do not weaken, skip or delete "

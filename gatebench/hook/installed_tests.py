@@ -1,6 +1,6 @@
 """The installed-mode tests gate: refactors pass, weakening never hides a failure (stdlib only).
 
-At each stop: the current tests run (with the runner's report, `hook/runners/`); when the source
+At each stop: the current tests run (with the runner's report, `testguard/runners/`); when the source
 checks (`testpolicy.evaluate`) found a weakening, or test files of a runner the source checks do
 not read changed, the *originals* run too: the same command in a copy where every test file of
 the diff is as in the baseline. The two reports are compared (`testresults.py`). Then:
@@ -19,7 +19,7 @@ from __future__ import annotations
 import copy
 
 from gatebench.common.defaults import TESTS_COMMAND as DEFAULT_COMMAND
-from gatebench.hook import runners, testpolicy, testresults, userask
+from gatebench.testguard import runners, testpolicy, testresults, userask
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -233,8 +233,8 @@ def take_diff(s: Stop) -> tuple[snapshot.Snap, list[str], list[str]]:
 
 def bench_test_edits(s: Stop, snap: snapshot.Snap, touched: list[str]) -> list[str]:
     """Bench mode: the protected paths a stop must answer for. Test modules are judged by their checks
-    (hook/benchtests.py): added tests and updated free tests drop out, a weakened module stays in."""
-    from gatebench.hook import benchtests
+    (testguard/benchtests.py): added tests and updated free tests drop out, a weakened module stays in."""
+    from gatebench.testguard import benchtests
 
     def old(rel: str) -> bytes | None:
         if rel not in snap.baseline:

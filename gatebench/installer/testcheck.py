@@ -1,7 +1,7 @@
 """Prove a tests gate's command the gate's way before installing it, and again in `status`.
 
 It runs once in the repo, through the shell, with the runner's report asked for as at a stop
-(`hook/runners/`). A command that does not start (exit 126/127, a shell that cannot run it) or
+(`testguard/runners/`). A command that does not start (exit 126/127, a shell that cannot run it) or
 that collects no tests would make every stop pass with nothing checked: install refuses it.
 """
 
@@ -13,10 +13,10 @@ import shutil
 import tempfile
 
 from gatebench.common import proc
-from gatebench.hook import runners
 from gatebench.hook.gates.tests import DEFAULT_COMMAND, PYTEST_INFRA_CODES, SHELL_INFRA_CODES, plain_output
 from gatebench.hook.installed_tests import coverage
-from gatebench.hook.runners import _summary
+from gatebench.testguard import runners
+from gatebench.testguard.runners import _summary
 
 
 def tests_command(gates: list, python: str) -> tuple[str, float] | None:

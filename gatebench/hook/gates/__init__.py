@@ -63,7 +63,7 @@ class GateContext:
         self.now = now
         self.diff = diff
         self.protected_touched = protected_touched
-        self.weakened = weakened or []  # bench mode: weakenings of protected test modules (hook/benchtests.py)
+        self.weakened = weakened or []  # bench mode: weakenings of protected test modules (testguard/benchtests.py)
         self.stray = stray
         self.resolved = resolved  # the resolved config JSON (ResolvedConfig)
         self.session = session  # this session prompt's mutable state; gates may keep memory in it

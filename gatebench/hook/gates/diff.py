@@ -1,10 +1,10 @@
 """Gate `diff`: blocks a stop that changed nothing, or that touched protected paths (tests, task files).
 
-In bench mode protected test modules are judged by their checks (hook/benchtests.py): a weakening blocks,
+In bench mode protected test modules are judged by their checks (testguard/benchtests.py): a weakening blocks,
 naming what was lost; added tests and updated stale tests do not.
 
 In installed mode (a developer's own repo) tests are not protected as files: the test policy
-(gatebench/hook/testpolicy.py) lets the agent add and refactor tests; the tests gate
+(gatebench/testguard/testpolicy.py) lets the agent add and refactor tests; the tests gate
 (hook/installed_tests.py) decides on weakening. Without a tests gate this gate blocks a weakening once.
 """
 
@@ -34,12 +34,12 @@ def run(spec: dict, ctx: GateContext) -> Verdict:
         )
     touched = ctx.protected_touched
     if installed:
-        from gatebench.hook import testpolicy
+        from gatebench.testguard import testpolicy
 
         touched = [p for p in touched if not testpolicy.concerns(p)]
     weak_paths = {f["path"] for f in ctx.weakened}
     if spec.get("block_protected", True) and ctx.weakened:
-        from gatebench.hook import benchtests
+        from gatebench.testguard import benchtests
 
         problems.append(benchtests.block_text(ctx.weakened))
         touched = [p for p in touched if p not in weak_paths]

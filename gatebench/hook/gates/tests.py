@@ -264,7 +264,7 @@ def _lay_out(tr: _TestRun, ctx: GateContext, template: str, runner) -> Verdict |
     if tr.restore or bench:
         tr.cwd = tr.copy = pristine_copy(ctx, tr.restore)
     tr.env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    if runner is not None:  # installed mode: ask the runner for its report (hook/runners/)
+    if runner is not None:  # installed mode: ask the runner for its report (testguard/runners/)
         tr.report_dir = tempfile.mkdtemp(prefix="gatebench-report-")
         tr.report = os.path.join(tr.report_dir, "report")
         asked = runner.prepare(tr.argv, tr.report, getattr(ctx, "_runner_last", ""))
@@ -330,7 +330,7 @@ def _record_results(details: dict, r: proc.ProcResult, output: str, results: lis
     if results is None:
         return []
     failed = [x["id"] for x in results if x["outcome"] == "failed"]
-    from gatebench.hook.runners._summary import counts
+    from gatebench.testguard.runners._summary import counts
 
     details["results"] = counts(results)  # a runner's own counts where its output names only the failing tests
     details["failed_tests"] = failed[:50]

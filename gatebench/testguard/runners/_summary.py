@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from gatebench.hook import runners
-from gatebench.hook.runners import _lines
+from gatebench.testguard import runners
+from gatebench.testguard.runners import _lines
 
 WHY = ("the runner's own output names only its failing tests (no report can be asked for: its flags cannot "
        "reach it): removed and never-run tests are not looked for; failures and the skipped count are compared")
@@ -76,6 +76,6 @@ def vitest(output: str, root: str) -> Partial | None:
 
 def counts(results: list[dict]) -> dict[str, int]:
     """Passed, failed and skipped of a results list (a `Partial`'s own counts)."""
-    from gatebench.hook.testresults import _counts
+    from gatebench.testguard.testresults import _counts
 
     return _counts(results)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from gatebench.hook.testident import finding
+from gatebench.testguard.testident import finding
 
 RAN = ("passed", "failed")
 

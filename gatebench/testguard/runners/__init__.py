@@ -36,14 +36,14 @@ if TYPE_CHECKING:
 
 
 RUNNERS: dict[str, str] = {
-    "pytest": "gatebench.hook.runners.pytest",
-    "jest": "gatebench.hook.runners.jest",
-    "vitest": "gatebench.hook.runners.vitest",
-    "ava": "gatebench.hook.runners.ava",
-    "mocha": "gatebench.hook.runners.mocha",
-    "tape": "gatebench.hook.runners.tape",
-    "go": "gatebench.hook.runners.go",
-    "cargo": "gatebench.hook.runners.cargo",
+    "pytest": "gatebench.testguard.runners.pytest",
+    "jest": "gatebench.testguard.runners.jest",
+    "vitest": "gatebench.testguard.runners.vitest",
+    "ava": "gatebench.testguard.runners.ava",
+    "mocha": "gatebench.testguard.runners.mocha",
+    "tape": "gatebench.testguard.runners.tape",
+    "go": "gatebench.testguard.runners.go",
+    "cargo": "gatebench.testguard.runners.cargo",
 }
 PACKAGE_RUNNERS = ("npm", "yarn", "pnpm", "bun")
 _SPLIT = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import stat
 
-from gatebench.hook import testpolicy
+from gatebench.testguard import testpolicy
 
 NOT_A_WEAKENING = {"new_test_not_run"}  # a new test that cannot run checks nothing, but loses nothing either
 

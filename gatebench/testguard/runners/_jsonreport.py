@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from gatebench.hook import runners
+from gatebench.testguard import runners
 
 OUTCOMES = {"passed": "passed", "failed": "failed", "pending": "skipped", "skipped": "skipped", "todo": "skipped",
             "disabled": "skipped", "focused": "passed"}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from gatebench.hook.runners import _js, _lines
+from gatebench.testguard.runners import _js, _lines
 
 NAME = "tape"
 SOURCE = True

@@ -6,7 +6,7 @@ import os
 
 
 def is_test_file(rel: str) -> bool:
-    from gatebench.hook.jschecks import is_test_file as js
+    from gatebench.testguard.jschecks import is_test_file as js
 
     return js(rel)
 

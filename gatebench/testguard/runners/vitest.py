@@ -3,8 +3,8 @@ behind `npm test`)."""
 
 from __future__ import annotations
 
-from gatebench.hook import runners
-from gatebench.hook.runners import _js, _jsonreport, _summary
+from gatebench.testguard import runners
+from gatebench.testguard.runners import _js, _jsonreport, _summary
 
 NAME = "vitest"
 SOURCE = True

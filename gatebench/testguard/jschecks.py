@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from gatebench.hook.testident import finding
+from gatebench.testguard.testident import finding
 
 SUFFIXES = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts")
 TEST_DIRS = {"test", "tests", "__tests__", "spec"}

@@ -27,9 +27,9 @@ import json
 import os
 import re
 
-from gatebench.hook import jschecks, pychecks, testident
-from gatebench.hook.testident import finding
 from gatebench.oracle import pytestconfig
+from gatebench.testguard import jschecks, pychecks, testident
+from gatebench.testguard.testident import finding
 
 TYPE_CHECKING = False  # importing typing costs the hook's stops; only type checkers need these names
 if TYPE_CHECKING:

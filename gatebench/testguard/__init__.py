@@ -1,0 +1,1 @@
+"""The test guard: test identity, policy, runners."""
