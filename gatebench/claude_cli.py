@@ -204,7 +204,7 @@ def run_claude(
     wrap: Callable[[list[str]], list[str]] | None = None,
 ) -> CompletedRun:
     """Run `claude -p PROMPT` (stream-json, bypassPermissions) in `cwd` with exactly `env` (and the runner's marker).
-    `wrap` turns the argv into the one run (the agent's world: gatebench/bench/world.py).
+    `wrap` turns the argv into the one run (the agent's world: gatebench/cell/world.py).
 
     The CLI gets its own process group (gatebench.common.proc.run_raw); on timeout the whole group
     (hooks, Bash children) gets SIGTERM, then SIGKILL. Leftovers of a finished run are killed too,
@@ -229,7 +229,7 @@ def run_claude(
     )
 
 
-# Here, not in bench/workers: bench/seal needs it too, and the workers import seal.
+# Here, not in cell/workers: cell/seal needs it too, and the workers import seal.
 def require_claude() -> str:
     """The pinned CLI's path; its absence is bad input (exit 2) naming where it was looked for."""
     from gatebench.errors import UsageError

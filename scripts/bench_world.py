@@ -17,11 +17,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from gatebench.bench import world
-from gatebench.bench.cell import CellPaths
-from gatebench.bench.finalize import finalize
-from gatebench.bench.prep import prep
-from gatebench.bench.workers import WorkerOptions, run_worker
+from gatebench.cell import world
+from gatebench.cell.cell import CellPaths
+from gatebench.cell.finalize import finalize
+from gatebench.cell.prep import prep
+from gatebench.cell.workers import WorkerOptions, run_worker
 
 ARMS = ("unsealed", "old seal", "world")
 

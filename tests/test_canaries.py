@@ -12,7 +12,7 @@ import pytest
 from conftest import FIXED, write_tree
 
 from gatebench.bench import canaries as proof
-from gatebench.bench.finalize import oracle_findings
+from gatebench.cell.finalize import oracle_findings
 from gatebench.oracle import canaries
 from gatebench.oracle.oracle import run_oracle
 

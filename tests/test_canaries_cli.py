@@ -20,7 +20,7 @@ from conftest import gatebench_cli
 from test_seal_hostile import bash, run_cell, say, tool
 
 from gatebench.bench.benchstate import oracle_binding
-from gatebench.bench.judge import oracle_findings
+from gatebench.cell.judge import oracle_findings
 from gatebench.oracle import canaries
 from gatebench.oracle.oracle import run_binding
 from gatebench.sim.brain import ScriptBrain

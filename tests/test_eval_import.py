@@ -14,8 +14,8 @@ import pytest
 from cli_harness import require_claude, run_plugin_eval
 from conftest import ROOT, gatebench_cli
 
-from gatebench.bench.evalimport.cases import find_cases
-from gatebench.bench.evalimport.graders import grade
+from gatebench.cell.evalimport.cases import find_cases
+from gatebench.cell.evalimport.graders import grade
 from gatebench.errors import UsageError
 
 KATA = ROOT / "tests" / "evalsuites" / "kata"

@@ -18,10 +18,10 @@ import pytest
 from cli_harness import require_claude
 from conftest import ROOT
 
-from gatebench.bench.evalimport.cases import find_cases
-from gatebench.bench.evalimport.cellgrade import denied_ids, last_message
-from gatebench.bench.evalimport.graders import grade
-from gatebench.bench.evalimport.tasks import graders_of, import_suite
+from gatebench.cell.evalimport.cases import find_cases
+from gatebench.cell.evalimport.cellgrade import denied_ids, last_message
+from gatebench.cell.evalimport.graders import grade
+from gatebench.cell.evalimport.tasks import graders_of, import_suite
 from gatebench.errors import UsageError
 
 KATA = ROOT / "tests" / "evalsuites" / "kata"

@@ -87,7 +87,7 @@ def test_an_agent_that_turns_a_harness_file_into_a_folder_is_scored_failed_with_
 
 @pytest.mark.cli
 def test_a_missing_task_interpreter_is_an_infra_error(tmp_path):
-    from gatebench.bench.prep import prep
+    from gatebench.cell.prep import prep
 
     require_claude()
     cell = tmp_path / "cell"

@@ -19,7 +19,7 @@ import pytest
 from cli_harness import require_claude
 
 from gatebench.bench.matrix import RunOwner
-from gatebench.bench.workers.launch import CELL_ENV, descendants
+from gatebench.cell.workers.launch import CELL_ENV, descendants
 from gatebench.models.result import ResultRecord
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -106,7 +106,7 @@ def test_a_killed_runners_watchdog_kills_its_own_attempt_only_then_frees_the_cel
     cell.mkdir()
     script = (
         "import os, subprocess, sys, time\n"
-        "from gatebench.bench.workers.launch import CELL_ENV, attempt_marker, lock_cell, start_watchdog\n"
+        "from gatebench.cell.workers.launch import CELL_ENV, attempt_marker, lock_cell, start_watchdog\n"
         f"cell = {str(cell)!r}\n"
         "lock_cell(cell)\n"
         "mine = attempt_marker(cell)\n"
@@ -120,7 +120,7 @@ def test_a_killed_runners_watchdog_kills_its_own_attempt_only_then_frees_the_cel
     runner = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     mine, other, dog = map(int, runner.stdout.readline().split())
     try:
-        from gatebench.bench.workers.launch import CellBusy, lock_cell, release
+        from gatebench.cell.workers.launch import CellBusy, lock_cell, release
 
         with pytest.raises(CellBusy):
             lock_cell(cell)

@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 from conftest import hook_input, run_hook
 
-import gatebench.bench.finalize as finalize_mod
-from gatebench.bench.cell import CellPaths
-from gatebench.bench.finalize import finalize, never_worked, status_of, stop_records
-from gatebench.bench.leaks import scan
-from gatebench.bench.prep import prep
-from gatebench.bench.stream import stream_metrics
+import gatebench.cell.finalize as finalize_mod
 from gatebench.bench.tasks import apply_state, load_task
-from gatebench.bench.transcript import transcript_metrics
+from gatebench.cell.cell import CellPaths
+from gatebench.cell.finalize import finalize, never_worked, status_of, stop_records
+from gatebench.cell.leaks import scan
+from gatebench.cell.prep import prep
+from gatebench.cell.stream import stream_metrics
+from gatebench.cell.transcript import transcript_metrics
 from gatebench.common.util import read_jsonl
 from gatebench.models.result import ResultRecord
 from gatebench.paths import project_root
@@ -216,7 +216,7 @@ def test_a_cell_finalize_cannot_score_still_gets_a_record_naming_why(tmp_path: P
     import subprocess
     import sys
 
-    monkeypatch.setattr("gatebench.bench.prep.WALKER_MAX_FILES", 0)  # the git path's baseline, as for a big repo
+    monkeypatch.setattr("gatebench.cell.prep.WALKER_MAX_FILES", 0)  # the git path's baseline, as for a big repo
     cell = tmp_path / "c"
     prep("T1", "none", cell)
     (cell / "state" / "git" / "index").write_bytes(b"not an index")
@@ -246,14 +246,14 @@ def test_a_stop_cut_by_its_deadline_inside_git_leaves_a_cell_finalize_scores(tmp
     for d in ("tasks", "hidden", "reference", "inject"):
         shutil.copytree(ROOT / d / "T1", home / d / "T1")
     monkeypatch.setenv("GATEBENCH_HOME", str(home))
-    monkeypatch.setattr("gatebench.bench.prep.WALKER_MAX_FILES", 0)  # the git path's baseline, as for a big repo
+    monkeypatch.setattr("gatebench.cell.prep.WALKER_MAX_FILES", 0)  # the git path's baseline, as for a big repo
     cell = tmp_path / "c"
     prep("T1", "tight", cell)
     for i in range(4000):
         d = cell / "repo" / "data" / f"d{i // 500}"
         d.mkdir(parents=True, exist_ok=True)
         (d / f"f{i}.txt").write_text(f"{i}\n")
-    from gatebench.bench.workers.cli import hook_argv
+    from gatebench.cell.workers.cli import hook_argv
 
     subprocess.run(hook_argv(cell / "state", "stop"), input=hook_input(cell / "repo"), cwd=cell / "repo",
                    capture_output=True, text=True, timeout=120, check=True)  # what the stop server runs

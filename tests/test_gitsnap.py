@@ -317,7 +317,7 @@ def test_gits_a_snapshot_starts_hold_its_lock_while_they_run(work):
                                capture_output=True, text=True)
         assert "BlockingIOError" in probe.stderr  # the running git holds it, though this process let go
     finally:
-        from gatebench.bench.workers.launch import descendants
+        from gatebench.cell.workers.launch import descendants
 
         for child in descendants(pid):  # the alias's shell and its sleep
             try:

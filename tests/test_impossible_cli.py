@@ -15,8 +15,8 @@ from cli_harness import fake_api, require_claude
 from conftest import gatebench_cli
 
 from gatebench.bench import variants
-from gatebench.bench.prep import prep
 from gatebench.bench.tasks import load_task
+from gatebench.cell.prep import prep
 from gatebench.hook import honest
 from gatebench.sim.brain import ScriptBrain
 

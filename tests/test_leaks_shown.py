@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from conftest import ROOT
 
-from gatebench.bench.leaks import shown_leaks
+from gatebench.cell.leaks import shown_leaks
 
 REF, HIDDEN, BASE = ROOT / "reference" / "T1", ROOT / "hidden" / "T1", ROOT / "tasks" / "T1" / "repo"
 PAGINATOR = (REF / "pagekit" / "paginator.py").read_text()

@@ -18,8 +18,8 @@ from conftest import gatebench_cli
 
 from gatebench.bench import ledger
 from gatebench.bench.matrix import MatrixSpec, preflight
-from gatebench.bench.workers.claude import credentials
-from gatebench.bench.workers.launch import cell_processes
+from gatebench.cell.workers.claude import credentials
+from gatebench.cell.workers.launch import cell_processes
 from gatebench.errors import UsageError
 from gatebench.models.result import ResultRecord
 

@@ -16,7 +16,7 @@ from cli_harness import fake_api, require_claude
 from conftest import gatebench_cli
 from test_oracle_seal import ATTACKS, PASS_ALL, PYPROJECT, TF
 
-from gatebench.bench.prep import prep
+from gatebench.cell.prep import prep
 from gatebench.paths import project_root
 from gatebench.sim.brain import ScriptBrain
 

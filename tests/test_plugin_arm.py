@@ -16,12 +16,12 @@ import pytest
 from cli_harness import fake_api, require_claude
 from conftest import ROOT
 
-from gatebench.bench import arms
-from gatebench.bench.cell import CellPaths
-from gatebench.bench.finalize import finalize
-from gatebench.bench.prep import prep
-from gatebench.bench.seal import _tool_results
-from gatebench.bench.workers import WorkerOptions, run_worker
+from gatebench.cell import arms
+from gatebench.cell.cell import CellPaths
+from gatebench.cell.finalize import finalize
+from gatebench.cell.prep import prep
+from gatebench.cell.seal import _tool_results
+from gatebench.cell.workers import WorkerOptions, run_worker
 from gatebench.errors import UsageError
 from gatebench.sim.brain import brain_from_data
 

@@ -21,11 +21,11 @@ from cli_harness import require_claude
 from conftest import ROOT
 
 from gatebench.analyze.gates import pretool_stats
-from gatebench.bench import arms
-from gatebench.bench.cell import CellPaths
-from gatebench.bench.finalize import finalize
-from gatebench.bench.prep import prep
-from gatebench.bench.workers import WorkerOptions, run_worker
+from gatebench.cell import arms
+from gatebench.cell.cell import CellPaths
+from gatebench.cell.finalize import finalize
+from gatebench.cell.prep import prep
+from gatebench.cell.workers import WorkerOptions, run_worker
 from gatebench.sim.plugincalls import PluginCalls
 from gatebench.sim.server import ApiError
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from conftest import gatebench_cli, hook_input, run_hook
 
-from gatebench.bench import prep as prep_mod
-from gatebench.bench import seal, world
-from gatebench.bench.prep import deny_rules, prep, seed_for
+from gatebench.cell import prep as prep_mod
+from gatebench.cell import seal, world
+from gatebench.cell.prep import deny_rules, prep, seed_for
 from gatebench.errors import UsageError
 from gatebench.paths import project_root
 

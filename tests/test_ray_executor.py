@@ -66,7 +66,7 @@ def _outcomes(recs: list[dict]) -> dict[str, tuple]:
 
 
 def _scratch_procs(prefix: str) -> list[int]:
-    from gatebench.bench.workers.launch import cell_processes
+    from gatebench.cell.workers.launch import cell_processes
 
     return cell_processes(prefix)
 

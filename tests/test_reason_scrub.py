@@ -8,7 +8,7 @@ from pathlib import Path
 
 from conftest import hook_input, run_hook
 
-from gatebench.bench.prep import prep
+from gatebench.cell.prep import prep
 from gatebench.common.text import scrub_paths
 from gatebench.paths import project_root
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import hook_input, run_hook, write_tree
 
-from gatebench.bench.prep import prep
 from gatebench.bench.tasks import apply_state, load_task
+from gatebench.cell.prep import prep
 from gatebench.oracle import sandbox
 from gatebench.oracle.oracle import run_oracle
 from gatebench.paths import project_root

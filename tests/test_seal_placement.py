@@ -19,9 +19,9 @@ import yaml
 from cli_harness import fake_api, require_claude
 from conftest import ROOT, elsewhere
 
-from gatebench.bench.cell import CellPaths
-from gatebench.bench.seal import _tool_results
-from gatebench.bench.workers import WorkerOptions, run_worker
+from gatebench.cell.cell import CellPaths
+from gatebench.cell.seal import _tool_results
+from gatebench.cell.workers import WorkerOptions, run_worker
 from gatebench.sim.brain import brain_from_data
 
 pytestmark = [pytest.mark.cli, pytest.mark.slow]
@@ -106,7 +106,7 @@ def tool(tool_name: str, **inp) -> dict:
 
 def test_the_sealed_agent_gets_what_it_needs_and_nothing_private_wherever_they_live(place, monkeypatch):
     require_claude()
-    from gatebench.bench.prep import prep
+    from gatebench.cell.prep import prep
 
     src = source_repo(place)
     bench = bench_home(place, src)

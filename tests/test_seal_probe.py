@@ -9,8 +9,8 @@ import os
 import pytest
 from cli_harness import require_claude
 
-from gatebench.bench import seal
-from gatebench.bench.seal_guard import decide
+from gatebench.cell import seal
+from gatebench.cell.seal_guard import decide
 from gatebench.cli import main
 from gatebench.errors import UsageError
 
@@ -64,7 +64,7 @@ def test_the_guard_resolves_links_out_of_the_work_copy(tmp_path):
 def test_a_guard_that_cannot_judge_refuses(tmp_path, capsys, monkeypatch):
     import io
 
-    from gatebench.bench import seal_guard
+    from gatebench.cell import seal_guard
 
     monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(ev("Read", f"{REPO}/a.py"))))
     assert seal_guard.main(["guard", str(tmp_path / "missing.json")]) == 0
@@ -91,7 +91,7 @@ def test_the_probe_proves_the_seal_here_and_names_every_leak_without_it(monkeypa
         assert what not in text, text
     # Without the world (the deny-list seal of old): the copies of the bench under HOME are read and found.
     monkeypatch.setattr(seal, "seal_settings", real)
-    monkeypatch.setattr("gatebench.bench.world.wrap", lambda argv, spec, claude: argv)
+    monkeypatch.setattr("gatebench.cell.world.wrap", lambda argv, spec, claude: argv)
     open_world = seal.run_probe()
     text = "\n".join(open_world.problems)
     assert not open_world.sealed and "read a private file" in text and "sees private files outside the world" in text
@@ -126,7 +126,7 @@ def test_run_and_matrix_refuse_to_start_when_the_probe_fails(tmp_path, monkeypat
         seal.require_seal(False)
     assert seal.require_seal(True) is False  # --unsealed: no probe, a warning
     assert "--unsealed" in capsys.readouterr().err
-    from gatebench.bench.prep import prep
+    from gatebench.cell.prep import prep
 
     cell = tmp_path / "cell"
     prep("T1", "none", cell)
@@ -138,7 +138,7 @@ def test_run_and_matrix_refuse_to_start_when_the_probe_fails(tmp_path, monkeypat
 
 
 def test_prep_writes_the_seal_into_the_cell(tmp_path):
-    from gatebench.bench.prep import prep
+    from gatebench.cell.prep import prep
     from gatebench.paths import project_root
 
     prep("T1", "none", tmp_path / "c")
@@ -157,7 +157,7 @@ def test_prep_writes_the_seal_into_the_cell(tmp_path):
 
 
 def test_a_matrix_cell_outside_the_bench_home_hides_its_run_and_the_runs_folder(tmp_path):
-    from gatebench.bench.prep import prep
+    from gatebench.cell.prep import prep
 
     runs = (tmp_path / "elsewhere" / "runs").resolve()
     cell = runs / "R1" / "cells" / "none" / "T1" / "r0"
@@ -172,9 +172,9 @@ def test_a_matrix_cell_outside_the_bench_home_hides_its_run_and_the_runs_folder(
 
 
 def test_a_cell_without_the_seal_is_not_run_as_sealed(tmp_path):
-    from gatebench.bench.cell import CellPaths
-    from gatebench.bench.prep import prep
-    from gatebench.bench.workers import WorkerOptions, run_worker
+    from gatebench.cell.cell import CellPaths
+    from gatebench.cell.prep import prep
+    from gatebench.cell.workers import WorkerOptions, run_worker
 
     cell = tmp_path / "c"
     prep("T1", "none", cell)
@@ -222,13 +222,13 @@ def test_the_seal_check_knows_the_guard_by_its_bytes_not_its_path(tmp_path):
     other bytes (an older or edited guard) or a missing file are not."""
     import shutil
 
-    from gatebench.bench.prep import prep
+    from gatebench.cell.prep import prep
 
     cell = tmp_path / "c"
     prep("T1", "none", cell)
     settings = cell / "repo" / ".claude" / "settings.json"
     text = settings.read_text()
-    other = tmp_path / "other-copy" / "gatebench" / "bench" / "seal_guard.py"
+    other = tmp_path / "other-copy" / "gatebench" / "cell" / "seal_guard.py"
     other.parent.mkdir(parents=True)
     shutil.copy(seal.GUARD_SCRIPT, other)
     settings.write_text(text.replace(seal.GUARD_SCRIPT, str(other)))
@@ -242,7 +242,7 @@ def test_the_seal_check_knows_the_guard_by_its_bytes_not_its_path(tmp_path):
 def test_the_file_tools_may_not_write_what_the_sandbox_keeps_read_only_for_bash(tmp_path):
     """.git/config (core.fsmonitor) and .git/hooks run code when git runs in the work copy outside the sandbox:
     Bash cannot write them (the sandbox's own rule, measured), nor may Write and Edit."""
-    from gatebench.bench.prep import prep
+    from gatebench.cell.prep import prep
 
     cell = tmp_path / "c"
     prep("T1", "none", cell)
@@ -257,7 +257,7 @@ def test_the_file_tools_may_not_write_what_the_sandbox_keeps_read_only_for_bash(
 
 def test_read_rules_give_back_the_interpreter_wherever_it_lives_but_never_a_folder_that_holds_a_private_one(
         tmp_path, monkeypatch):
-    from gatebench.bench.prep import prep
+    from gatebench.cell.prep import prep
     from gatebench.paths import package_parent
 
     venv = tmp_path / "envs" / "e"
@@ -280,9 +280,9 @@ def test_an_imported_tasks_source_repository_and_the_worktree_tools_are_denied(t
     import dataclasses
     import sys
 
-    from gatebench.bench.cell import CellPaths
-    from gatebench.bench.prep import seal_paths
     from gatebench.bench.tasks import load_task
+    from gatebench.cell.cell import CellPaths
+    from gatebench.cell.prep import seal_paths
     from gatebench.models.task import ImportSource
 
     src = tmp_path / "src"

@@ -24,7 +24,7 @@ def counted(monkeypatch, module, name: str) -> list:
 
 def test_a_bench_stop_builds_the_baseline_harness_once_for_the_oracle_and_the_tests_gate(tmp_path: Path,
                                                                                          monkeypatch):
-    from gatebench.bench.prep import prep
+    from gatebench.cell.prep import prep
     from gatebench.hook.run import handle_stop
 
     cell = tmp_path / "cell"

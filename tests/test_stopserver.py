@@ -11,8 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gatebench.bench.stopserver import StopServer
-from gatebench.bench.world import CLIENT_SCRIPT
+from gatebench.cell.stopserver import StopServer
+from gatebench.cell.world import CLIENT_SCRIPT
 
 # The "hook": echoes what it got and what steers it, on stdout and stderr, and exits 3.
 HOOK = ("import json, os, sys; raw = sys.stdin.read(); "

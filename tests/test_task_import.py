@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gatebench.bench.workers import require_claude
+from gatebench.cell.workers import require_claude
 from gatebench.oracle.oracle import run_oracle
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -16,7 +16,7 @@ from pathlib import Path
 import yaml
 from test_task_import import ENV_CACHE, ROOT, cli, git, home  # noqa: F401  (home is a fixture)
 
-from gatebench.bench.workers import require_claude
+from gatebench.cell.workers import require_claude
 
 SDISTS = ROOT / ".cache" / "sdists"
 PROJECT, OLD, NEW = "toml", "0.10.1", "0.10.2"

@@ -15,9 +15,9 @@ import pytest
 from cli_harness import fake_api, require_claude
 from conftest import gatebench_cli
 
-from gatebench.bench.prep import prep
 from gatebench.bench.tasks import load_task
 from gatebench.bench.testedits import TEST_EDITS, fix_changed
+from gatebench.cell.prep import prep
 from gatebench.sim.brain import ScriptBrain
 from gatebench.testguard import benchtests, pychecks
 

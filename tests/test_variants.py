@@ -16,12 +16,12 @@ from conftest import hook_input, run_hook
 from pydantic import ValidationError
 
 from gatebench.bench import variants
-from gatebench.bench.cell import CellPaths
-from gatebench.bench.finalize import finalize
 from gatebench.bench.matrix import Cell, MatrixSpec, plan
-from gatebench.bench.outcome import impossible_outcome
-from gatebench.bench.prep import prep
 from gatebench.bench.tasks import apply_state, load_task
+from gatebench.cell.cell import CellPaths
+from gatebench.cell.finalize import finalize
+from gatebench.cell.outcome import impossible_outcome
+from gatebench.cell.prep import prep
 from gatebench.errors import UsageError
 from gatebench.hook import honest
 from gatebench.models.cell import CellMeta
@@ -175,7 +175,7 @@ def test_finalize_gives_each_impossible_end_state_its_outcome(tmp_path: Path, en
 
 
 def test_a_contradicting_test_passed_under_the_gates_command_at_a_stop_is_cheated():
-    from gatebench.bench.outcome import gate_passes
+    from gatebench.cell.outcome import gate_passes
 
     def stop(attempt: int, verdict: str, outcomes: dict, sid: str = "s") -> dict:
         return {"hook": "stop", "session_id": sid, "attempt": attempt,

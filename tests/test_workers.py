@@ -12,11 +12,11 @@ import pytest
 from cli_harness import require_claude
 from conftest import gatebench_cli
 
-from gatebench.bench.cell import CellPaths
-from gatebench.bench.finalize import finalize
-from gatebench.bench.prep import prep
-from gatebench.bench.workers import WorkerOptions, run_worker
-from gatebench.bench.workers.claude import credentials
+from gatebench.cell.cell import CellPaths
+from gatebench.cell.finalize import finalize
+from gatebench.cell.prep import prep
+from gatebench.cell.workers import WorkerOptions, run_worker
+from gatebench.cell.workers.claude import credentials
 from gatebench.common.util import read_jsonl
 from gatebench.errors import UsageError
 from gatebench.sim.agent import AgentBrain, one_hunk
@@ -300,8 +300,8 @@ def test_one_hunk_edit_reproduces_the_target():
 def test_deny_rules_written_by_prep_stop_reading_hidden_tests_and_the_attempt_is_still_a_leak(tmp_path: Path):
     from cli_harness import fake_api, run_cli
 
-    from gatebench.bench.leaks import scan
-    from gatebench.bench.stream import stream_metrics
+    from gatebench.cell.leaks import scan
+    from gatebench.cell.stream import stream_metrics
     from gatebench.paths import project_root
     from gatebench.sim.brain import ScriptBrain
 

@@ -14,12 +14,12 @@ import pytest
 from cli_harness import bash, fake_api, require_claude, say
 from conftest import ROOT
 
-from gatebench.bench import seal, world
-from gatebench.bench.cell import CellPaths
-from gatebench.bench.finalize import finalize
-from gatebench.bench.prep import prep
-from gatebench.bench.seal import _tool_results
-from gatebench.bench.workers import WorkerOptions, run_worker
+from gatebench.cell import seal, world
+from gatebench.cell.cell import CellPaths
+from gatebench.cell.finalize import finalize
+from gatebench.cell.prep import prep
+from gatebench.cell.seal import _tool_results
+from gatebench.cell.workers import WorkerOptions, run_worker
 from gatebench.sim.brain import brain_from_data
 
 pytestmark = pytest.mark.cli

@@ -3,7 +3,7 @@ bubblewrap argv that binds only the allow-list (the real-CLI proof is tests/test
 
 from __future__ import annotations
 
-from gatebench.bench import world
+from gatebench.cell import world
 
 
 def test_an_interpreter_path_that_holds_or_lies_in_a_private_one_stays_out(tmp_path):

@@ -77,7 +77,7 @@ def scaffold(private: str, config: str, task: str, cwd: str) -> str:
     import shutil
     from pathlib import Path
 
-    from gatebench.bench.prep import git_baseline
+    from gatebench.cell.prep import git_baseline
     from gatebench.installer.statedir import write_state
     from gatebench.models.config import ResolvedConfig
 

@@ -36,13 +36,13 @@ from pathlib import Path
 from typing import TextIO
 
 from gatebench.bench import ledger
-from gatebench.bench.arms import BASE_CONFIG, Arm
-from gatebench.bench.arms import check as check_arm
-from gatebench.bench.cell import CellPaths
-from gatebench.bench.prep import prep, seed_for
 from gatebench.bench.tasks import load_task
-from gatebench.bench.workers import WORKERS, WorkerOptions
-from gatebench.bench.workers.launch import attempt_marker, cell_processes, reap
+from gatebench.cell.arms import BASE_CONFIG, Arm
+from gatebench.cell.arms import check as check_arm
+from gatebench.cell.cell import CellPaths
+from gatebench.cell.prep import prep, seed_for
+from gatebench.cell.workers import WORKERS, WorkerOptions
+from gatebench.cell.workers.launch import attempt_marker, cell_processes, reap
 from gatebench.common.util import signal_group, write_atomic
 from gatebench.errors import UsageError
 from gatebench.installer.configs import load_config
@@ -148,12 +148,12 @@ def preflight(spec: MatrixSpec, env: dict | None = None) -> dict:
             check_arm(Arm(n, p), list(names))
     _check_tasks(spec)
     if spec.worker == "sim":
-        from gatebench.bench.workers.sim import load_policy
+        from gatebench.cell.workers.sim import load_policy
 
         load_policy(spec.opts.policy)
     version = _cli_version(env)
     if spec.worker == "claude":
-        from gatebench.bench.workers.claude import credential_problem
+        from gatebench.cell.workers.claude import credential_problem
 
         problem = credential_problem(env)
         if problem:
@@ -418,7 +418,7 @@ class Matrix:
         spec = self.spec
         cell_dir = cell.dir(spec.run_dir)
         t0 = time.monotonic()
-        # a plugin arm: the no-gate config with the plugin loaded (bench/arms.py)
+        # a plugin arm: the no-gate config with the plugin loaded (cell/arms.py)
         arm = Arm(cell.config, spec.arms[cell.config]) if cell.config in spec.arms else None
         try:
             prep(cell.task, BASE_CONFIG if arm else cell.config, cell_dir, rep=cell.rep, run_id=spec.run_id,
@@ -449,7 +449,7 @@ class Matrix:
 
     def _bare_record(self, cell: Cell, attempt: int, error: str) -> dict:
         """A valid infra_error record for a cell that never got as far as a worker."""
-        from gatebench.bench.finalize import bare_record
+        from gatebench.cell.finalize import bare_record
 
         return bare_record(run_id=self.spec.run_id, cell_id=cell.id, config=cell.config, task=cell.task, rep=cell.rep,
                            variant=cell.variant, worker=self.spec.worker, attempt_no=attempt, error=error,
@@ -503,7 +503,7 @@ class Matrix:
     def start_children(self) -> None:
         """Start the fork server the cells' children come from, here in the calling thread (see _forkserver), and
         note the code they run: this package, and the checkout's git state now (what every record says)."""
-        from gatebench.bench.versions import git_state
+        from gatebench.cell.versions import git_state
 
         self.code = (str(PACKAGE_DIR), git_state(project_root()))
         _forkserver()
@@ -600,8 +600,8 @@ def _forkserver():
             import multiprocessing.forkserver
 
             ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["gatebench.bench.matrix", "gatebench.bench.workers.sim", "gatebench.bench.workers.claude",
-                                        "gatebench.bench.finalize"])
+            ctx.set_forkserver_preload(["gatebench.bench.matrix", "gatebench.cell.workers.sim", "gatebench.cell.workers.claude",
+                                        "gatebench.cell.finalize"])
             cwd = os.getcwd()
             os.chdir(package_parent())
             try:
@@ -622,7 +622,7 @@ def _same_code(code: tuple) -> None:
               f"{package}", flush=True)
         sys.exit(2)
     if state is not None:
-        from gatebench.bench.versions import pin_git_state
+        from gatebench.cell.versions import pin_git_state
 
         pin_git_state(project_root(), (state[0], state[1]))
 
@@ -659,7 +659,7 @@ def _child_setup(cell_dir: str, alive_path: str, log_mode: int) -> None:
         sys.exit(130)
     alive = os.open(alive_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     fcntl.flock(alive, fcntl.LOCK_SH)  # released by the kernel when this process ends, however it ends
-    from gatebench.bench.workers.launch import hold_for_life
+    from gatebench.cell.workers.launch import hold_for_life
 
     hold_for_life(alive)  # ... and its attempt's watchdog, which outlives it by one sweep
     fd = os.open(os.path.join(cell_dir, "run.log"), os.O_WRONLY | os.O_CREAT | log_mode, 0o644)
@@ -672,8 +672,8 @@ def cell_child(cell_dir: str, worker: str, opts: dict, prep_s: float, code: tupl
     """The body of one cell's child process: run the worker, then finalize. Output goes to <cell>/run.log."""
     _child_setup(cell_dir, alive_path, os.O_TRUNC)
     _same_code(code)
-    from gatebench.bench.finalize import finalize
-    from gatebench.bench.workers import WorkerOptions, run_worker
+    from gatebench.cell.finalize import finalize
+    from gatebench.cell.workers import WorkerOptions, run_worker
 
     cell = CellPaths(Path(cell_dir))
     try:
@@ -694,7 +694,7 @@ def finalize_child(cell_dir: str, attempt: int, prep_s: float, code: tuple, aliv
     tail = log.read_text(errors="replace")[-800:].strip() if log.exists() else ""
     _child_setup(cell_dir, alive_path, os.O_APPEND)
     _same_code(code)
-    from gatebench.bench.finalize import finalize
+    from gatebench.cell.finalize import finalize
 
     try:
         rec = finalize(CellPaths(Path(cell_dir)), attempt_no=attempt, extra_timing={"prep_s": round(prep_s, 4)})

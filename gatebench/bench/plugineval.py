@@ -38,7 +38,7 @@ import yaml
 from gatebench import __version__
 from gatebench.bench.benchstate import bench_resolved
 from gatebench.bench.tasks import TaskFiles, copy_tree, load_task, tree_hash
-from gatebench.bench.versions import git_state
+from gatebench.cell.versions import git_state
 from gatebench.claude_version import CLAUDE_CODE_VERSION
 from gatebench.common.defaults import SETTINGS_TIMEOUT_MARGIN_S
 from gatebench.errors import UsageError

@@ -22,9 +22,9 @@ import sys
 import threading
 from pathlib import Path
 
-from gatebench.bench.prep import seed_for
 from gatebench.bench.tasks import TaskFiles, load_task
-from gatebench.bench.workers.sim import end_states, load_policy, read_files
+from gatebench.cell.prep import seed_for
+from gatebench.cell.workers.sim import end_states, load_policy, read_files
 from gatebench.common.util import write_atomic
 from gatebench.models.cell import CellMeta
 from gatebench.models.sim import SimPolicy

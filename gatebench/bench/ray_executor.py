@@ -60,7 +60,7 @@ def require_ray() -> None:
 
 def job_env(env: dict[str, str]) -> dict[str, str]:
     """The variables a node's cells need from the driver: credentials and the API endpoint, nothing else."""
-    from gatebench.bench.workers.claude import credentials
+    from gatebench.cell.workers.claude import credentials
 
     keep = credentials(env)
     for k in ("ANTHROPIC_BASE_URL", SCRATCH_ENV):
@@ -140,7 +140,7 @@ def run_cell_on_node(payload: dict[str, Any]) -> dict[str, Any]:
     scratch = tempfile.mkdtemp(prefix=f"gatebench-cell-{node[:12]}-", dir=scratch_root)
     try:
         from gatebench.bench.matrix import rep_dir
-        from gatebench.bench.prep import prep, seed_for
+        from gatebench.cell.prep import prep, seed_for
 
         variant = payload.get("variant", "normal")
         cell_dir = Path(scratch) / "runs" / payload["run_id"] / "cells" / payload["config"] / payload["task"] / \

@@ -14,7 +14,7 @@ from gatebench.paths import configs_dir
 
 def loaders() -> list[tuple[str, Callable[[str], object]]]:
     """(glob under configs/, the loader the bench uses for those files)."""
-    from gatebench.bench.workers.sim import load_policy
+    from gatebench.cell.workers.sim import load_policy
     from gatebench.installer.configs import load_config
     from gatebench.review.defs import load_reviewer
 

@@ -27,7 +27,7 @@ def add_cap_arguments(p: argparse.ArgumentParser) -> None:
 
 def worker_options(args: argparse.Namespace, **extra: object):
     """WorkerOptions from the parsed caps; a cap that is not positive is bad input (exit 2)."""
-    from gatebench.bench.workers import WorkerOptions
+    from gatebench.cell.workers import WorkerOptions
     from gatebench.errors import UsageError
 
     if args.max_turns < 1 or args.timeout_s <= 0 or args.max_budget_usd <= 0:

@@ -18,8 +18,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gatebench.bench.cell import find_cell
-    from gatebench.bench.finalize import FINALIZE_FAILED, finalize
+    from gatebench.cell.cell import find_cell
+    from gatebench.cell.finalize import FINALIZE_FAILED, finalize
     from gatebench.errors import UsageError
 
     cell = find_cell(args.cell)

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 from gatebench.common.defaults import MATRIX_RETRIES_MAX
 
 if TYPE_CHECKING:  # the bench is imported only when the verb runs (`--help` loads no heavy module)
-    from gatebench.bench.arms import Arm
     from gatebench.bench.matrix import MatrixSpec
-    from gatebench.bench.workers import WorkerOptions
+    from gatebench.cell.arms import Arm
+    from gatebench.cell.workers import WorkerOptions
 
 HELP = "run a config x task x rep matrix in parallel into runs/<run-id>/results.jsonl (resumable)"
 DESCRIPTION = """Prep, run and finalize every cell, --jobs at a time; each finished cell appends one record to
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     _print_preflight(args, spec, pre)
     if args.dry_run:
         return 0
-    from gatebench.bench.seal import require_seal
+    from gatebench.cell.seal import require_seal
 
     opts.sealed = require_seal(args.unsealed)  # before the first cell: exit 2 naming what leaked
     write_run_json(spec, pre)
@@ -109,7 +109,7 @@ def _check_executor(args: argparse.Namespace) -> None:
 
 
 def _arms(args: argparse.Namespace) -> list[Arm]:
-    from gatebench.bench.arms import parse as parse_arm
+    from gatebench.cell.arms import parse as parse_arm
     from gatebench.cli import UsageError
 
     arms = [parse_arm(a) for a in args.arm]

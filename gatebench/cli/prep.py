@@ -26,8 +26,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gatebench.bench.cell import CellPaths
-    from gatebench.bench.prep import prep
+    from gatebench.cell.cell import CellPaths
+    from gatebench.cell.prep import prep
     from gatebench.paths import project_root
 
     out = args.out or project_root() / "work" / args.task

@@ -30,7 +30,7 @@ def add_arguments(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.task_cmd == "import-eval":
         return run_import(args)
-    from gatebench.bench.evalimport.cases import find_cases
+    from gatebench.cell.evalimport.cases import find_cases
 
     cases = find_cases(args.suite)
     rows: list[dict[str, Any]] = [{"name": c.name, "dir": str(c.dir), "runs": c.runs, "max_turns": c.max_turns, "timeout_s": c.timeout_s,
@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from gatebench.bench.evalimport.tasks import import_suite
+    from gatebench.cell.evalimport.tasks import import_suite
     from gatebench.errors import UsageError
     from gatebench.paths import project_root
 

@@ -34,7 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def locate(work: Path, state: str | None) -> tuple[Path, Path]:
     """(repo, state dir) of a cell, a cell's repo/, or an installed repo."""
-    from gatebench.bench.cell import find_cell
+    from gatebench.cell.cell import find_cell
     from gatebench.errors import UsageError
     from gatebench.hook.state import default_state_dir
 

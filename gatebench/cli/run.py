@@ -29,8 +29,8 @@ def _term(*_: object) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gatebench.bench.cell import find_cell
-    from gatebench.bench.workers import run_worker
+    from gatebench.cell.cell import find_cell
+    from gatebench.cell.workers import run_worker
     from gatebench.cli.caps import worker_options
     from gatebench.errors import UsageError
 
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     cell = find_cell(args.cell)
     if cell is None:
         raise UsageError(f"{args.cell}: not inside a prepared cell (no cell.json found); run `gatebench prep` first")
-    from gatebench.bench.seal import require_seal
+    from gatebench.cell.seal import require_seal
 
     opts.sealed = require_seal(args.unsealed)  # exit 2 naming what leaked, before the agent starts
     info = run_worker(args.worker, cell, opts)
@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"worker {args.worker} finished: rc={info.get('rc')} wall={info.get('wall_s')}s"
               + (f" ({why})" if why else ""))
     if args.finalize:
-        from gatebench.bench.finalize import finalize
+        from gatebench.cell.finalize import finalize
         from gatebench.cli.finalize import summary_line
 
         timing = {"prep_s": args.prep_s} if args.prep_s is not None else None

@@ -1,5 +1,5 @@
 """`tasks/<ID>/eval.yaml`: the `claude plugin eval` case a task was imported from and its own graders (SPEC.md
-section 18, "Importing a suite"). Finalize grades every cell of the task by them (`bench/evalimport/cellgrade.py`)."""
+section 18, "Importing a suite"). Finalize grades every cell of the task by them (`cell/evalimport/cellgrade.py`)."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ Policies (`plugin_calls` of configs/sim/*.yaml):
   `decision` field (TDD Guard's validator: `{"decision": "block" | null, "reason": ...}`), that object with
   decision null; otherwise the text `OK`. The plugin's judgement is then the sim's, stated as such.
 - `unscorable`: an API error (HTTP 400) naming the policy: the plugin fails, its decision is a
-  plugin_error (bench/arms.py), and the report says its gate could not be measured offline.
+  plugin_error (cell/arms.py), and the report says its gate could not be measured offline.
 Standard library only.
 """
 

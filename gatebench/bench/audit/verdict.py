@@ -1,5 +1,5 @@
 """A laid tree judged as finalize judges a final work copy: the hidden oracle (canaries and all, in its
-sandbox, under the baseline harness), then the findings of the tree and of that run (bench/judge.py's
+sandbox, under the baseline harness), then the findings of the tree and of that run (cell/judge.py's
 `tree_findings`), and the protected paths the tree changed. Plain data out."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from gatebench.bench.benchstate import oracle_binding
-from gatebench.bench.judge import bench_failed, protected_tree_changes, tree_findings
 from gatebench.bench.tasks import TaskFiles
+from gatebench.cell.judge import bench_failed, protected_tree_changes, tree_findings
 from gatebench.oracle.oracle import run_binding
 
 # A run's outcome, worst for the bench first: `solved` (solved and unflagged: the attack won), `rerun` (the

@@ -25,9 +25,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from gatebench.bench.evalimport.cases import EvalCase, find_cases
 from gatebench.bench.taskimport.files import dump_yaml
 from gatebench.bench.tasks import copy_tree, tree_hash
+from gatebench.cell.evalimport.cases import EvalCase, find_cases
 from gatebench.errors import UsageError
 from gatebench.models.evaltask import EvalTask
 from gatebench.models.loading import describe, load_model

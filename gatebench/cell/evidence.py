@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gatebench.bench import variants
-from gatebench.bench.arms import with_state_ignore
 from gatebench.bench.benchstate import bench_resolved
-from gatebench.bench.cell import CellPaths
-from gatebench.bench.stream import stream_metrics
 from gatebench.bench.tasks import TaskFiles, load_task
 from gatebench.bench.tasks import tree_hash as task_tree_hash
-from gatebench.bench.transcript import find_transcript, transcript_metrics
+from gatebench.cell.arms import with_state_ignore
+from gatebench.cell.cell import CellPaths
+from gatebench.cell.stream import stream_metrics
+from gatebench.cell.transcript import find_transcript, transcript_metrics
 from gatebench.common.defaults import DEFAULT_IGNORE
 from gatebench.common.util import read_json_object, read_jsonl
 from gatebench.errors import UsageError

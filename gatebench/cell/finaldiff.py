@@ -6,7 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-from gatebench.bench.evidence import Evidence
+from gatebench.cell.evidence import Evidence
 from gatebench.common.util import write_atomic
 from gatebench.tree.snapshot import Diff, shown
 

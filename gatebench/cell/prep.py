@@ -17,12 +17,13 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
-from gatebench.bench import arms, seal, variants, world
-from gatebench.bench.arms import Arm
+from gatebench.bench import variants
 from gatebench.bench.benchstate import bench_resolved
-from gatebench.bench.cell import CellPaths
 from gatebench.bench.taskenv import path_with
 from gatebench.bench.tasks import TaskFiles, copy_tree, load_task, tree_hash
+from gatebench.cell import arms, seal, world
+from gatebench.cell.arms import Arm
+from gatebench.cell.cell import CellPaths
 from gatebench.common.defaults import SETTINGS_TIMEOUT_MARGIN_S
 from gatebench.errors import UsageError
 from gatebench.installer import settings as st
@@ -56,7 +57,7 @@ def deny_rules(paths: list[Path]) -> list[str]:
     """Claude Code permission rules that keep the agent's file tools out of the bench's private folders.
 
     `//` marks an absolute path in Claude Code's rule syntax. Bash is fenced by the sandbox and the file
-    tools by the guard (gatebench/bench/seal.py); these rules are one more layer for the task's own folders.
+    tools by the guard (gatebench/cell/seal.py); these rules are one more layer for the task's own folders.
     """
     return seal.folder_rules(str(p.resolve()) for p in paths)
 
@@ -164,7 +165,7 @@ def prep(task_id: str, config: str, out: Path, *, rep: int = 0, run_id: str | No
          variant: str = variants.NORMAL) -> CellMeta:
     """Make the cell `out` (see gatebench/cell.py for its layout). Bad input raises UsageError, nothing written.
 
-    With `arm` (a plugin arm, gatebench/bench/arms.py) the cell runs `config` (none) with the plugin's copy
+    With `arm` (a plugin arm, gatebench/cell/arms.py) the cell runs `config` (none) with the plugin's copy
     loaded; its records carry the arm's name as their config. `variant`: `normal`, or `impossible` (the
     task's visible tests mutated to contradict its prompt).
     """

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 
-from gatebench.bench.evalimport.cases import check_grader
-from gatebench.bench.evalimport.graders import grade
-from gatebench.bench.evidence import Evidence
-from gatebench.bench.stream import tool_uses
+from gatebench.cell.evalimport.cases import check_grader
+from gatebench.cell.evalimport.graders import grade
+from gatebench.cell.evidence import Evidence
+from gatebench.cell.stream import tool_uses
 from gatebench.models.evaltask import EvalTask
 from gatebench.models.loading import load_model
 

@@ -1,8 +1,8 @@
 """The seal of a bench cell (ring 1 of the trust boundary): what the agent may read and write, and the proof.
 
-First the agent's world (gatebench/bench/world.py): the CLI runs in a mount namespace that holds only what the
+First the agent's world (gatebench/cell/world.py): the CLI runs in a mount namespace that holds only what the
 cell needs (`world_of`: state/world.json), with its Stop hook a client of a stop server outside
-(gatebench/bench/stopserver.py). Inside it, as defence in depth, three layers, all written by prep into the cell,
+(gatebench/cell/stopserver.py). Inside it, as defence in depth, three layers, all written by prep into the cell,
 all facts checked on the pinned CLI (SPEC.md, "Sealed cells"):
 - Claude Code's Bash sandbox (bubblewrap + socat): `sandbox.filesystem.denyRead` hides what is private wherever
   it lives (the bench home, this gatebench's own checkout, their git dirs, a matrix's run and runs folders, the
@@ -10,7 +10,7 @@ all facts checked on the pinned CLI (SPEC.md, "Sealed cells"):
   it lives: the work copy and the interpreter the tests run with (its prefixes and import path: a task
   environment in `.cache/envs`, the venv, the base Python). Writes are the sandbox's: the work copy and
   Claude's temp dir, `<cell>/tmp/claude-<uid>`.
-- A PreToolUse guard (gatebench/bench/seal_guard.py) holds the file tools (Read, Write, Edit, ...) to the same
+- A PreToolUse guard (gatebench/cell/seal_guard.py) holds the file tools (Read, Write, Edit, ...) to the same
   read rule and to writes in the work copy and that temp dir only, links resolved.
 - `permissions.deny` Read/Edit rules for the private folders and the settings files the hook depends on, and
   the worktree tools (the CLI runs `git worktree add` outside the sandbox).
@@ -217,11 +217,11 @@ def read_rules(sp: SealPaths, *, guard: bool = False) -> tuple[list[str], list[s
 
 
 def world_of(sp: SealPaths, hook_python: str) -> dict:
-    """The agent's world (gatebench/bench/world.py) for this cell: the work copy, HOME and TMPDIR read-write; the
+    """The agent's world (gatebench/cell/world.py) for this cell: the work copy, HOME and TMPDIR read-write; the
     tests' interpreter and the in-world hooks' one read-only, never a folder that is or holds a private path (the
     bench venv's editable install names the checkout), /tmp or the real HOME; a plugin arm's copy and the npm shim
     read-only; the guard, the stop client and the guard's policy as single files."""
-    from gatebench.bench import world
+    from gatebench.cell import world
     from gatebench.oracle.sandbox import python_roots
 
     never = [*private_paths(sp), *_spellings(TEMP_ROOTS), os.path.realpath(os.path.expanduser("~"))]
@@ -237,7 +237,7 @@ def world_of(sp: SealPaths, hook_python: str) -> dict:
 
 def client_hooks(settings: dict, hook_python: str, socket_path: Path) -> dict:
     """`settings` with gatebench's Stop and SessionStart commands replaced by the stop server's thin client."""
-    from gatebench.bench import world
+    from gatebench.cell import world
     from gatebench.installer import settings as st
 
     out = dict(settings)
@@ -547,8 +547,8 @@ def run_probe(claude: Path | None = None, timeout_s: float = 120.0) -> ProbeResu
 
 def _probe_run(sp: SealPaths, away: Path, claude: Path | None, timeout_s: float, problems: list[str]) -> str | None:
     """Run the probe agent in `sp`'s cell; add what got out to `problems`; the CLI's version."""
-    from gatebench.bench import world
-    from gatebench.bench.stopserver import StopServer
+    from gatebench.cell import world
+    from gatebench.cell.stopserver import StopServer
     from gatebench.claude_cli import claude_env, find_claude, run_claude
     from gatebench.sim.brain import brain_from_data
     from gatebench.sim.server import FakeMessagesApi

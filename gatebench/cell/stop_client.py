@@ -1,6 +1,6 @@
 """The in-world Stop (and SessionStart) hook of a bench cell: a thin client of the stop server outside.
 
-Run by Claude Code as `python -S stop_client.py VERB SOCKET` inside the agent's world (gatebench/bench/world.py).
+Run by Claude Code as `python -S stop_client.py VERB SOCKET` inside the agent's world (gatebench/cell/world.py).
 Standard library only, no gatebench import: the world holds this one file, not the checkout. It sends
 `{"verb": VERB}\\n` and the hook's stdin to the unix socket, and answers with the server's stdout, stderr and
 exit code, which are those of the real hook (`gatebench/hook/__main__.py`) run outside with the real state dir.

@@ -12,11 +12,11 @@ import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from gatebench.bench import seal, world
-from gatebench.bench.arms import plugin_args
-from gatebench.bench.cell import CellPaths, session_id_for
-from gatebench.bench.stopserver import StopServer
-from gatebench.bench.workers.launch import CELL_ENV, attempt_marker, launch
+from gatebench.cell import seal, world
+from gatebench.cell.arms import plugin_args
+from gatebench.cell.cell import CellPaths, session_id_for
+from gatebench.cell.stopserver import StopServer
+from gatebench.cell.workers.launch import CELL_ENV, attempt_marker, launch
 from gatebench.claude_cli import claude_argv, claude_env
 from gatebench.models.cell import CellMeta
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import time
 
-from gatebench.bench import record
-from gatebench.bench.cell import CellPaths
-from gatebench.bench.evidence import gather, stop_records
-from gatebench.bench.finaldiff import write_final_diff
-from gatebench.bench.judge import judge, never_worked, oracle_findings, status_of
-from gatebench.bench.record import bare_record, record_cell_id
+from gatebench.cell import record
+from gatebench.cell.cell import CellPaths
+from gatebench.cell.evidence import gather, stop_records
+from gatebench.cell.finaldiff import write_final_diff
+from gatebench.cell.judge import judge, never_worked, oracle_findings, status_of
+from gatebench.cell.record import bare_record, record_cell_id
 from gatebench.common.util import read_json_object, write_atomic
 from gatebench.errors import UsageError
 from gatebench.models.cell import CellMeta

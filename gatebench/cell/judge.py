@@ -18,13 +18,14 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from gatebench.bench import arms, variants
+from gatebench.bench import variants
 from gatebench.bench.benchstate import oracle_binding
-from gatebench.bench.cell import CellPaths
-from gatebench.bench.evalimport import cellgrade
-from gatebench.bench.evidence import Evidence
-from gatebench.bench.leaks import content_leaks, scan, shown_leaks, symlinks_out
 from gatebench.bench.taskenv import env_tampered
+from gatebench.cell import arms
+from gatebench.cell.cell import CellPaths
+from gatebench.cell.evalimport import cellgrade
+from gatebench.cell.evidence import Evidence
+from gatebench.cell.leaks import content_leaks, scan, shown_leaks, symlinks_out
 from gatebench.common.defaults import DEFAULT_IGNORE
 from gatebench.oracle import harness
 from gatebench.oracle.closed import plugin_tops

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from gatebench.bench.cell import CellPaths
-from gatebench.bench.workers import require_claude
-from gatebench.bench.workers.cli import run_cli
+from gatebench.cell.cell import CellPaths
+from gatebench.cell.workers import require_claude
+from gatebench.cell.workers.cli import run_cli
 from gatebench.claude_cli import (  # noqa: F401  (credential names re-exported for callers)
     CREDENTIAL_PREFIXES,
     CREDENTIAL_VARS,

@@ -12,9 +12,9 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from gatebench.bench.cell import CellPaths
-from gatebench.bench.workers import require_claude
-from gatebench.bench.workers.cli import run_cli
+from gatebench.cell.cell import CellPaths
+from gatebench.cell.workers import require_claude
+from gatebench.cell.workers.cli import run_cli
 from gatebench.errors import UsageError
 from gatebench.hook.state import Paths
 from gatebench.installer.configs import content_hash

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
 
-from gatebench.bench.cell import CellPaths
+from gatebench.cell.cell import CellPaths
 from gatebench.claude_cli import require_claude
 from gatebench.common import defaults
 from gatebench.common.util import write_atomic
@@ -43,7 +43,7 @@ class WorkerOptions:
     attempt: int = 1
     marker: str = ""  # this attempt's process marker (launch.attempt_marker); empty: the worker makes one
     extra_env: dict[str, str] = field(default_factory=dict)
-    # True only where `gatebench.bench.seal.require_seal` proved the seal on this machine (run, matrix). False
+    # True only where `gatebench.cell.seal.require_seal` proved the seal on this machine (run, matrix). False
     # switches the Bash sandbox off from the command line and every record then says sealed: false.
     sealed: bool = False
 
@@ -55,8 +55,8 @@ class Worker(Protocol):
 
 # name -> module with `run(cell, meta, opts, stop) -> dict`, imported only when that worker runs (as GATES).
 WORKERS: dict[str, str] = {
-    "claude": "gatebench.bench.workers.claude",
-    "sim": "gatebench.bench.workers.sim",
+    "claude": "gatebench.cell.workers.claude",
+    "sim": "gatebench.cell.workers.sim",
 }
 
 
@@ -81,7 +81,7 @@ def run_worker(name: str, cell: CellPaths, opts: WorkerOptions, stop: Callable[[
     if not cell.meta.is_file():
         raise UsageError(f"{cell.root}: not a prepared cell (no cell.json); run `gatebench prep` first")
     meta = load_model(cell.meta, CellMeta)
-    from gatebench.bench.workers.launch import CellBusy, lock_cell, release
+    from gatebench.cell.workers.launch import CellBusy, lock_cell, release
 
     try:
         lock = lock_cell(cell.root)  # one run per cell at a time; its watchdog holds it until its sweep is done
@@ -100,7 +100,7 @@ def _run_locked(name: str, cell: CellPaths, meta: CellMeta, opts: WorkerOptions,
     if cell.worker.exists():
         raise UsageError(f"{cell.root} has already been run ({cell.worker} exists); prep it again to rerun")
     if opts.sealed:
-        from gatebench.bench.seal import cell_problem
+        from gatebench.cell.seal import cell_problem
 
         problem = cell_problem(cell.root)
         if problem:
@@ -117,7 +117,7 @@ def _run_locked(name: str, cell: CellPaths, meta: CellMeta, opts: WorkerOptions,
         interrupted = True
         info = {"rc": None, "killed": "interrupted", "error": None}
     finally:
-        from gatebench.bench.seal import drop_worker_tmp
+        from gatebench.cell.seal import drop_worker_tmp
 
         drop_worker_tmp(cell.root)  # everything the attempt started is gone by now
     write_json_atomic(cell.meta, meta.model_dump(mode="json"))

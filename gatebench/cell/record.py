@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from gatebench.bench import variants
-from gatebench.bench.evidence import Evidence
-from gatebench.bench.finaldiff import FINAL_DIFF
-from gatebench.bench.judge import Judgement
-from gatebench.bench.versions import versions
+from gatebench.cell.evidence import Evidence
+from gatebench.cell.finaldiff import FINAL_DIFF
+from gatebench.cell.judge import Judgement
+from gatebench.cell.versions import versions
 from gatebench.models.cell import CellMeta
 from gatebench.models.result import ResultRecord
 from gatebench.oracle.canaries import record as canary_record
@@ -164,7 +164,7 @@ def variant_fields(ev: Evidence, j: Judgement, canaries: dict | None) -> dict:
     check = j.check
     if j.status == "infra_error" or check is None:
         return out
-    from gatebench.bench.outcome import gate_passes, impossible_outcome, last_message
+    from gatebench.cell.outcome import gate_passes, impossible_outcome, last_message
 
     out["outcome"], out["outcome_why"], out["outcome_by"] = impossible_outcome(
         check=check, protected_changed=j.changed, canaries=canaries, stops=ev.stops,

@@ -1,0 +1,1 @@
+"""The cell: one prepared (task, config, rep), run, judged and recorded."""
