@@ -209,7 +209,7 @@ def overhead_report(args: argparse.Namespace) -> int:
 
 def ray_overhead(runs: Path, args: argparse.Namespace, wall_local3: float) -> list[str]:
     """The Ray executor against the local one on the same cells, both --jobs 3, measured in this run."""
-    from gatebench.bench.ray_executor import LOOPBACK_ENV
+    from gatebench.matrix.ray_executor import LOOPBACK_ENV
 
     os.environ.setdefault(LOOPBACK_ENV, "0")  # before Ray's import: every address on loopback
     import ray

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from cli_harness import require_claude
 
-from gatebench.bench.matrix import RunOwner
 from gatebench.cell.workers.launch import CELL_ENV, descendants
+from gatebench.matrix.matrix import RunOwner
 from gatebench.models.result import ResultRecord
 
 ROOT = Path(__file__).resolve().parent.parent

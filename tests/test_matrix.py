@@ -16,11 +16,11 @@ import pytest
 from cli_harness import require_claude
 from conftest import gatebench_cli
 
-from gatebench.bench import ledger
-from gatebench.bench.matrix import MatrixSpec, preflight
 from gatebench.cell.workers.claude import credentials
 from gatebench.cell.workers.launch import cell_processes
 from gatebench.errors import UsageError
+from gatebench.matrix import ledger
+from gatebench.matrix.matrix import MatrixSpec, preflight
 from gatebench.models.result import ResultRecord
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -168,7 +168,7 @@ CI_REPS = int(os.environ.get("GATEBENCH_CI_MATRIX_REPS", "1"))  # scripts/bench 
 @pytest.mark.slow
 def test_sim_matrix_of_every_config_survives_sigterm_and_kill_9_and_resumes_to_one_record_per_cell(tmp_path: Path):
     require_claude()
-    from gatebench.bench.matrix import all_configs
+    from gatebench.matrix.matrix import all_configs
 
     runs, run_id = tmp_path / "runs", "ci"
     run_dir = runs / run_id

@@ -1,8 +1,8 @@
-"""The matrix's "no result" fallback, shared by the local and the Ray executor (bench/matrix.rescue_result)."""
+"""The matrix's "no result" fallback, shared by the local and the Ray executor (matrix/matrix.rescue_result)."""
 
 from __future__ import annotations
 
-from gatebench.bench.matrix import rescue_result
+from gatebench.matrix.matrix import rescue_result
 
 
 def test_a_cell_with_its_result_is_not_finalized_again(tmp_path):

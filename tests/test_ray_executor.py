@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from gatebench.bench.ray_executor import LOOPBACK_ENV, job_env, pack, rebase_paths, unpack
+from gatebench.matrix.ray_executor import LOOPBACK_ENV, job_env, pack, rebase_paths, unpack
 
 ON_CI = bool(os.environ.get("CI"))
 
@@ -77,8 +77,8 @@ def test_ray_matrix_on_a_multi_node_cluster_matches_local_and_survives_a_lost_no
     ray = _ray()
     from ray.cluster_utils import Cluster
 
-    from gatebench.bench.matrix import Matrix, MatrixSpec
-    from gatebench.bench.ray_executor import RayMatrix
+    from gatebench.matrix.matrix import Matrix, MatrixSpec
+    from gatebench.matrix.ray_executor import RayMatrix
 
     configs, tasks = ["none", "tests"], ["T1", "T2"]
     local = MatrixSpec(configs=configs, tasks=tasks, reps=1, jobs=2, run_id="local", runs_dir=tmp_path / "runs")

@@ -16,7 +16,6 @@ from conftest import hook_input, run_hook
 from pydantic import ValidationError
 
 from gatebench.bench import variants
-from gatebench.bench.matrix import Cell, MatrixSpec, plan
 from gatebench.bench.tasks import apply_state, load_task
 from gatebench.cell.cell import CellPaths
 from gatebench.cell.finalize import finalize
@@ -24,6 +23,7 @@ from gatebench.cell.outcome import impossible_outcome
 from gatebench.cell.prep import prep
 from gatebench.errors import UsageError
 from gatebench.hook import honest
+from gatebench.matrix.matrix import Cell, MatrixSpec, plan
 from gatebench.models.cell import CellMeta
 from gatebench.models.result import ResultRecord
 from gatebench.models.task import Mutation, Variant

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 from gatebench.common.defaults import MATRIX_RETRIES_MAX
 
 if TYPE_CHECKING:  # the bench is imported only when the verb runs (`--help` loads no heavy module)
-    from gatebench.bench.matrix import MatrixSpec
     from gatebench.cell.arms import Arm
     from gatebench.cell.workers import WorkerOptions
+    from gatebench.matrix.matrix import MatrixSpec
 
 HELP = "run a config x task x rep matrix in parallel into runs/<run-id>/results.jsonl (resumable)"
 DESCRIPTION = """Prep, run and finalize every cell, --jobs at a time; each finished cell appends one record to
@@ -69,8 +69,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gatebench.bench.matrix import check_pinned, preflight, write_run_json
     from gatebench.cli.caps import worker_options
+    from gatebench.matrix.matrix import check_pinned, preflight, write_run_json
 
     _check_executor(args)
     opts = worker_options(args)
@@ -85,11 +85,11 @@ def run(args: argparse.Namespace) -> int:
     opts.sealed = require_seal(args.unsealed)  # before the first cell: exit 2 naming what leaked
     write_run_json(spec, pre)
     if args.executor == "ray":
-        from gatebench.bench.ray_executor import RayMatrix
+        from gatebench.matrix.ray_executor import RayMatrix
 
         summary = RayMatrix(spec, address=args.ray_address).run()
     else:
-        from gatebench.bench.matrix import Matrix
+        from gatebench.matrix.matrix import Matrix
 
         summary = Matrix(spec).run()
     return _report(args, spec, summary)
@@ -103,7 +103,7 @@ def _check_executor(args: argparse.Namespace) -> None:
     if args.ray_address and args.executor != "ray":
         raise UsageError("--ray-address goes with --executor ray")
     if args.executor == "ray":
-        from gatebench.bench.ray_executor import require_ray
+        from gatebench.matrix.ray_executor import require_ray
 
         require_ray()  # before any other work: a missing extra is bad input
 
@@ -122,7 +122,7 @@ def _arms(args: argparse.Namespace) -> list[Arm]:
 
 
 def _spec(args: argparse.Namespace, opts: WorkerOptions, arms: list[Arm]) -> MatrixSpec:
-    from gatebench.bench.matrix import MatrixSpec, all_configs, default_run_id, default_tasks
+    from gatebench.matrix.matrix import MatrixSpec, all_configs, default_run_id, default_tasks
 
     configs = [c for group in args.configs or [] for c in group]
     tasks = [t for group in args.tasks or [] for t in group]
@@ -142,8 +142,8 @@ def _spec(args: argparse.Namespace, opts: WorkerOptions, arms: list[Arm]) -> Mat
 
 def _print_preflight(args: argparse.Namespace, spec: MatrixSpec, pre: dict) -> None:
     """The plan (cells, what is done), the models, and the cost estimate."""
-    from gatebench.bench import ledger
-    from gatebench.bench.matrix import plan
+    from gatebench.matrix import ledger
+    from gatebench.matrix.matrix import plan
 
     opts = spec.opts
     cells = plan(spec)

@@ -35,7 +35,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
-from gatebench.bench import ledger
 from gatebench.bench.tasks import load_task
 from gatebench.cell.arms import BASE_CONFIG, Arm
 from gatebench.cell.arms import check as check_arm
@@ -46,6 +45,7 @@ from gatebench.cell.workers.launch import attempt_marker, cell_processes, reap
 from gatebench.common.util import signal_group, write_atomic
 from gatebench.errors import UsageError
 from gatebench.installer.configs import load_config
+from gatebench.matrix import ledger
 from gatebench.oracle.control import oracle_judged
 from gatebench.paths import PACKAGE_DIR, configs_dir, package_parent, project_root
 
@@ -600,7 +600,7 @@ def _forkserver():
             import multiprocessing.forkserver
 
             ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["gatebench.bench.matrix", "gatebench.cell.workers.sim", "gatebench.cell.workers.claude",
+            ctx.set_forkserver_preload(["gatebench.matrix.matrix", "gatebench.cell.workers.sim", "gatebench.cell.workers.claude",
                                         "gatebench.cell.finalize"])
             cwd = os.getcwd()
             os.chdir(package_parent())

@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gatebench.bench.matrix import Cell, Matrix, MatrixSpec, rescue_result
+from gatebench.matrix.matrix import Cell, Matrix, MatrixSpec, rescue_result
 
 # What a node needs of the bench home; the rest (runs/, work/, the venv, tests) stays on the driver.
 BENCH_DIRS = ("tasks", "hidden", "reference", "inject", "configs")
@@ -139,8 +139,8 @@ def run_cell_on_node(payload: dict[str, Any]) -> dict[str, Any]:
     # Named by node, so a folder left behind by a node that died says which node it was.
     scratch = tempfile.mkdtemp(prefix=f"gatebench-cell-{node[:12]}-", dir=scratch_root)
     try:
-        from gatebench.bench.matrix import rep_dir
         from gatebench.cell.prep import prep, seed_for
+        from gatebench.matrix.matrix import rep_dir
 
         variant = payload.get("variant", "normal")
         cell_dir = Path(scratch) / "runs" / payload["run_id"] / "cells" / payload["config"] / payload["task"] / \

@@ -1,0 +1,1 @@
+"""The matrix: cells scheduled, run by executors, written to the ledger."""
