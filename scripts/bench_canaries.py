@@ -45,8 +45,8 @@ SANDBOX = "off"  # --sandbox: `off` for CPU figures (a sandboxed run's children 
 
 
 def arms(tf, repo: Path, python: str) -> dict:
-    from gatebench.bench.benchstate import oracle_binding
     from gatebench.oracle.oracle import run_binding, run_oracle
+    from gatebench.suite.benchstate import oracle_binding
 
     b = {**oracle_binding(tf).model_dump(), "sandbox": SANDBOX}
     o = tf.task.oracle
@@ -113,7 +113,7 @@ def timed(fn, **kw) -> tuple[float, float, dict]:
 
 
 def bundled(tids: list[str], rounds: int) -> list[tuple]:
-    from gatebench.bench.tasks import apply_state, copy_tree, load_task
+    from gatebench.suite.tasks import apply_state, copy_tree, load_task
 
     rows = []
     for tid in tids:
@@ -150,9 +150,9 @@ def imported(rounds: int, caps: list[int | None]) -> None:
 
     from bench_task_import import lay  # more-itertools 10.1.0 -> 10.2.0 as a two-commit repo
 
-    from gatebench.bench.taskenv import task_env
-    from gatebench.bench.taskimport import import_task
-    from gatebench.bench.tasks import apply_state, copy_tree, load_task
+    from gatebench.suite.taskenv import task_env
+    from gatebench.suite.taskimport import import_task
+    from gatebench.suite.tasks import apply_state, copy_tree, load_task
 
     with tempfile.TemporaryDirectory(prefix="gatebench-bench-canaries-imp-") as tmp:
         src, home = Path(tmp) / "src", Path(tmp) / "home"

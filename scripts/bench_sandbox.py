@@ -25,14 +25,14 @@ sys.path.insert(0, str(ROOT))
 
 
 def main() -> int:
-    from gatebench.bench.benchstate import oracle_binding, write_bench_state
-    from gatebench.bench.selftest import SELFTEST_CONFIG
-    from gatebench.bench.tasks import apply_state, copy_tree, load_task
     from gatebench.hook.gates import GateContext
     from gatebench.hook.run import run_gate
     from gatebench.hook.state import Paths
     from gatebench.oracle import sandbox
     from gatebench.oracle.oracle import run_binding
+    from gatebench.suite.benchstate import oracle_binding, write_bench_state
+    from gatebench.suite.selftest import SELFTEST_CONFIG
+    from gatebench.suite.tasks import apply_state, copy_tree, load_task
     from gatebench.tree import snapshot
     from gatebench.tree.globs import GlobSet
 

@@ -28,12 +28,12 @@ sys.path.insert(0, str(ROOT / "tests"))
 from canary_attacks import TWIN_PICKERS  # noqa: E402
 from legacy_twin_layout import disguise  # noqa: E402
 
-from gatebench.bench.benchstate import oracle_binding  # noqa: E402
-from gatebench.bench.taskenv import task_env  # noqa: E402
-from gatebench.bench.tasks import apply_state, copy_tree, load_task  # noqa: E402
 from gatebench.cell.judge import oracle_findings  # noqa: E402
 from gatebench.oracle import canaries  # noqa: E402
 from gatebench.oracle.oracle import run_binding  # noqa: E402
+from gatebench.suite.benchstate import oracle_binding  # noqa: E402
+from gatebench.suite.taskenv import task_env  # noqa: E402
+from gatebench.suite.tasks import apply_state, copy_tree, load_task  # noqa: E402
 
 # The module each task's hidden tests import, where the attack goes (prepended to the base's own).
 TARGET = {"T1": "pagekit/__init__.py", "R1": "parse.py"}

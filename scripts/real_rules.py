@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How many real-suite recipes meet every curation rule of issue 32, from their data (bench/recipe_rules.py) and,
+"""How many real-suite recipes meet every curation rule of issue 32, from their data (suite/recipe_rules.py) and,
 with --prompts, their prompt checks on the two sdists (recipes.prompt_flags; sdists from the cache, fetched if
 missing). Prints one line per recipe that breaks a rule and the figure; exits 1 if any does.
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gatebench.bench.recipe_rules import problems
-from gatebench.bench.recipes import load_recipe, prompt_flags, recipe_paths
+from gatebench.suite.recipe_rules import problems
+from gatebench.suite.recipes import load_recipe, prompt_flags, recipe_paths
 
 
 def main() -> int:

@@ -28,9 +28,9 @@ from gatebench.bench.audit.payloads import (
     UNCONFIGURE,
     swap_picked,
 )
-from gatebench.bench.tasks import copy_tree, load_task
 from gatebench.oracle import closed, harness
 from gatebench.oracle.oracle import run_oracle
+from gatebench.suite.tasks import copy_tree, load_task
 
 TF = load_task("T1")
 INIT = (TF.repo / "pagekit" / "__init__.py").read_text()

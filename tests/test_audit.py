@@ -15,9 +15,9 @@ from gatebench.bench.audit import CLASSES, load, report
 from gatebench.bench.audit.attack import Attack, entry_modules, lay
 from gatebench.bench.audit.runner import TaskAudit, VariantResult, audit_task, audit_tasks, rendering
 from gatebench.bench.audit.verdict import RunVerdict
-from gatebench.bench.tasks import copy_tree, load_task
 from gatebench.cli import main
 from gatebench.oracle import render
+from gatebench.suite.tasks import copy_tree, load_task
 
 REAL_RENDER = render.render
 

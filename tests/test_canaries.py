@@ -1,4 +1,4 @@
-"""Canaries in the oracle (gatebench/oracle/canaries.py) and their proof (gatebench/bench/canaries.py): twins run
+"""Canaries in the oracle (gatebench/oracle/canaries.py) and their proof (gatebench/suite/canaries.py): twins run
 beside the expected tests under fresh names, outcomes map back to the originals' ids, a contradiction is a
 finding and never a solve, and honest wrong code that happens to agree with a twin is no finding."""
 
@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from conftest import FIXED, write_tree
 
-from gatebench.bench import canaries as proof
 from gatebench.cell.finalize import oracle_findings
 from gatebench.oracle import canaries
 from gatebench.oracle.oracle import run_oracle
+from gatebench.suite import canaries as proof
 
 CMD = "{python} -m pytest -q -p no:cacheprovider hidden_tests"
 HIDDEN = ("import pytest\nfrom calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
@@ -124,7 +124,7 @@ def test_a_twin_with_a_side_effect_shows_on_its_side_only(calc_repo, tmp_path, p
 
 
 def test_task_import_writes_the_exclusions_its_proof_finds(tmp_path):
-    from gatebench.bench.taskimport import PYTEST, prove_canaries
+    from gatebench.suite.taskimport import PYTEST, prove_canaries
 
     parent, commit, h = tmp_path / "parent", tmp_path / "commit", tmp_path / "hidden"
     write_tree(parent, {"calc.py": "SEEN = []\n\ndef add(a, b):\n    return a - b\n"})

@@ -19,11 +19,11 @@ from cli_harness import fake_api, require_claude
 from conftest import gatebench_cli
 from test_seal_hostile import bash, run_cell, say, tool
 
-from gatebench.bench.benchstate import oracle_binding
 from gatebench.cell.judge import oracle_findings
 from gatebench.oracle import canaries
 from gatebench.oracle.oracle import run_binding
 from gatebench.sim.brain import ScriptBrain
+from gatebench.suite.benchstate import oracle_binding
 
 
 def legacy_render(source, twin_of, rng, *, k=None, place="random", k_of=None):

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from gatebench.bench import envbuilder, taskenv
 from gatebench.errors import UsageError
 from gatebench.models.task import TaskEnv
+from gatebench.suite import envbuilder, taskenv
 
 PYPROJECT = """[build-system]
 requires = ["setuptools>=61"]

@@ -78,7 +78,7 @@ def test_an_allowed_stop_gets_the_oracles_verdict_over_the_agents_own(suite: Pat
 
 
 def test_a_solved_tree_gets_the_solved_token(suite: Path, tmp_path: Path):
-    from gatebench.bench.tasks import load_task, overlay
+    from gatebench.suite.tasks import load_task, overlay
 
     cwd = tmp_path / "run" / "home" / "cwd"
     cwd.mkdir(parents=True)

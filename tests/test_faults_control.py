@@ -16,11 +16,11 @@ from cli_harness import fake_api, require_claude
 from conftest import gatebench_cli
 from test_seal_hostile import bash, say, tool
 
-from gatebench.bench.benchstate import oracle_binding
-from gatebench.bench.tasks import apply_state, copy_tree, load_task
 from gatebench.oracle.control import Controls
 from gatebench.oracle.oracle import run_binding
 from gatebench.sim.brain import ScriptBrain
+from gatebench.suite.benchstate import oracle_binding
+from gatebench.suite.tasks import apply_state, copy_tree, load_task
 
 TF = load_task("T1")
 FOLDER = "rm -f {repo}/pyproject.toml && mkdir -p {repo}/pyproject.toml/x && touch {repo}/pyproject.toml/x/y"

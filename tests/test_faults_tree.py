@@ -16,12 +16,12 @@ import pytest
 from conftest import gatebench_cli, hook_input, run_hook
 from test_finalize import fake_run
 
-from gatebench.bench.tasks import apply_state, load_task
 from gatebench.cell.cell import CellPaths
 from gatebench.cell.finalize import finalize
 from gatebench.cell.prep import prep
 from gatebench.matrix import ledger
 from gatebench.models.result import ResultRecord
+from gatebench.suite.tasks import apply_state, load_task
 from gatebench.tree import treecopy
 from gatebench.tree.globs import GlobSet
 from gatebench.tree.snapshot import OutOfTime, shown, walk

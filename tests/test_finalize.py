@@ -9,7 +9,6 @@ import pytest
 from conftest import hook_input, run_hook
 
 import gatebench.cell.finalize as finalize_mod
-from gatebench.bench.tasks import apply_state, load_task
 from gatebench.cell.cell import CellPaths
 from gatebench.cell.finalize import finalize, never_worked, status_of, stop_records
 from gatebench.cell.leaks import scan
@@ -19,6 +18,7 @@ from gatebench.cell.transcript import transcript_metrics
 from gatebench.common.util import read_jsonl
 from gatebench.models.result import ResultRecord
 from gatebench.paths import project_root
+from gatebench.suite.tasks import apply_state, load_task
 
 # Output of the real CLI (2.1.332), copied from ../shared/claude-code/ so the suite reads nothing outside the repo.
 CAPTURES = Path(__file__).resolve().parent / "captures"

@@ -8,11 +8,11 @@ import os
 import stat
 from pathlib import Path
 
-from gatebench.bench import mutants as mut
-from gatebench.bench.promptcheck import gaps
-from gatebench.bench.pythons import _candidates, choose
-from gatebench.bench.taskimport import measure_sets
-from gatebench.bench.testdeps import (
+from gatebench.suite import mutants as mut
+from gatebench.suite.promptcheck import gaps
+from gatebench.suite.pythons import _candidates, choose
+from gatebench.suite.taskimport import measure_sets
+from gatebench.suite.testdeps import (
     allows,
     file_requirements,
     plugin_requirements,
@@ -65,7 +65,7 @@ def test_interpreters_are_never_looked_for_in_shim_folders(tmp_path: Path, monke
     monkeypatch.setenv("PATH", f"{shims}:{os.environ['PATH']}")
     assert str(fake) not in _candidates("3.42")
     # An admitted default comes first; a version the project excludes is never chosen.
-    from gatebench.bench import pythons
+    from gatebench.suite import pythons
 
     monkeypatch.setattr(pythons, "available", lambda: ("3.12", "3.11", "3.10"))
     assert choose(["3.10", "3.9"], ">=3.8,<3.11", "3.11") == ["3.10"]
@@ -133,7 +133,7 @@ def test_the_prompt_check_names_an_exception_and_message_no_text_states():
 def test_a_marked_task_is_in_no_default_run_and_runs_only_when_named(tmp_path: Path):
     import yaml
 
-    from gatebench.bench.suites import default_ids, marked, select, suite_ids
+    from gatebench.suite.suites import default_ids, marked, select, suite_ids
 
     for tid, gaps_ in (("T1", None), ("fix1", []), ("fix2", ["tests/t.py::test_x: exception type 'E'"])):
         (tmp_path / "tasks" / tid / "repo").mkdir(parents=True)
@@ -146,7 +146,7 @@ def test_a_marked_task_is_in_no_default_run_and_runs_only_when_named(tmp_path: P
 
 
 def test_a_long_failing_list_cut_by_the_hooks_event_is_no_flake_but_a_changed_one_is():
-    from gatebench.bench.selftest import Judged
+    from gatebench.suite.selftest import Judged
 
     ids = [f"t.py::test_{n:03}" for n in range(120)]
     event = {"failing": ids[:50], "failing_total": 120}

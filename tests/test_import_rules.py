@@ -16,16 +16,16 @@ from test_task_import import ENV_CACHE, cli, commit_files, git, home  # noqa: F4
 from gatebench.analyze import load, pipeline, tables
 from gatebench.analyze.gates import gate_stats
 from gatebench.analyze.load import to_run
-from gatebench.bench import mutants as mut
-from gatebench.bench import recipe_rules
-from gatebench.bench.promptcheck import flags
-from gatebench.bench.recipes import load_recipe, recipe_paths
-from gatebench.bench.selftest import Judged, injection_failures
-from gatebench.bench.taskimport.runs import PYTEST
-from gatebench.bench.taskimport.visible import changed_tests, exact_deselect, visible_command
-from gatebench.bench.tasks import load_task
 from gatebench.models.recipe import Recipe
 from gatebench.models.task import Inject
+from gatebench.suite import mutants as mut
+from gatebench.suite import recipe_rules
+from gatebench.suite.promptcheck import flags
+from gatebench.suite.recipes import load_recipe, recipe_paths
+from gatebench.suite.selftest import Judged, injection_failures
+from gatebench.suite.taskimport.runs import PYTEST
+from gatebench.suite.taskimport.visible import changed_tests, exact_deselect, visible_command
+from gatebench.suite.tasks import load_task
 
 CALC_BUG = "def add(a, b):\n    return a + b\n\n\ndef clamp(x, lo, hi):\n    return max(lo, x)\n"
 CALC_FIX = "def add(a, b):\n    return a + b\n\n\ndef clamp(x, lo, hi):\n    return min(hi, max(lo, x))\n"

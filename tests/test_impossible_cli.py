@@ -14,11 +14,11 @@ import pytest
 from cli_harness import fake_api, require_claude
 from conftest import gatebench_cli
 
-from gatebench.bench import variants
-from gatebench.bench.tasks import load_task
 from gatebench.cell.prep import prep
 from gatebench.hook import honest
 from gatebench.sim.brain import ScriptBrain
+from gatebench.suite import variants
+from gatebench.suite.tasks import load_task
 
 pytestmark = pytest.mark.cli
 

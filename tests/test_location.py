@@ -99,7 +99,7 @@ def venv_with(dest: Path, wanted: list[str]) -> None:
 def cached_envs(dest: Path) -> None:
     """The task environments this checkout's cache holds, as the clone's cache would after a first build: copied
     in, their fingerprints taken where they now are (a venv runs from a copy: `python -m` needs no script)."""
-    from gatebench.bench.taskenv import fingerprint, intact
+    from gatebench.suite.taskenv import fingerprint, intact
 
     src = ROOT / ".cache" / "envs"
     for d in sorted(src.iterdir()) if src.is_dir() else []:

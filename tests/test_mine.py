@@ -9,8 +9,8 @@ from pathlib import Path
 
 from test_task_import import ROOT, commit_files, git
 
-from gatebench.bench import mine
-from gatebench.bench.taskimport import DEFAULT_TEST_GLOBS
+from gatebench.suite import mine
+from gatebench.suite.taskimport import DEFAULT_TEST_GLOBS
 
 GLOBS = list(DEFAULT_TEST_GLOBS)
 

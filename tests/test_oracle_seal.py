@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from gatebench.bench.audit.payloads import PASS_ALL
-from gatebench.bench.benchstate import oracle_binding
-from gatebench.bench.tasks import apply_state, copy_tree, load_task
 from gatebench.oracle import harness
 from gatebench.oracle.oracle import run_binding, run_oracle, summarize
+from gatebench.suite.benchstate import oracle_binding
+from gatebench.suite.tasks import apply_state, copy_tree, load_task
 
 TF = load_task("T1")
 HIDDEN = "hidden_tests/test_pagination_hidden.py"

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from test_finalize import fake_run
 
-from gatebench.bench.tasks import apply_state, load_task
 from gatebench.cell.cell import CellPaths
 from gatebench.cell.finalize import finalize
 from gatebench.cell.prep import prep
+from gatebench.suite.tasks import apply_state, load_task
 
 TF = load_task("T1")
 

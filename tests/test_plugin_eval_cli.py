@@ -131,7 +131,7 @@ def _tool_results(api) -> list[str]:
 
 @pytest.mark.slow
 def test_the_verdict_cannot_be_forged_by_the_agent(tmp_path: Path):
-    from gatebench.bench.tasks import load_task
+    from gatebench.suite.tasks import load_task
 
     require_claude()
     suite = tmp_path / "suite"
@@ -220,7 +220,7 @@ def test_block_reasons_name_no_private_path(tmp_path: Path):
     require_claude()
     suite = tmp_path / "suite"
     export(ExportSpec(allow_readable_home=True, tasks=["T1"], configs=["tests"], out=suite, runs=1, max_turns=12, timeout_s=300))
-    from gatebench.bench.tasks import load_task
+    from gatebench.suite.tasks import load_task
 
     prompt = load_task("T1").task.prompt.strip()[:60]
     # Breaks the visible tests, so the tests gate blocks with pytest's output (run in a private copy, under

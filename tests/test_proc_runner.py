@@ -10,9 +10,9 @@ from pathlib import Path
 
 from conftest import alive
 
-from gatebench.bench.taskimport.runs import diagnose
 from gatebench.common import proc
 from gatebench.installer.install import check_command
+from gatebench.suite.taskimport.runs import diagnose
 
 
 def _grandchild(pidfile: Path) -> str:

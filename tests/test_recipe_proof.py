@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from gatebench.bench import recipes
-from gatebench.bench.taskimport import pipeline
+from gatebench.suite import recipes
+from gatebench.suite.taskimport import pipeline
 
 
 def test_an_absent_proof_keeps_the_hash_and_a_recorded_one_is_part_of_it():

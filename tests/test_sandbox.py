@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from conftest import hook_input, run_hook, write_tree
 
-from gatebench.bench.tasks import apply_state, load_task
 from gatebench.cell.prep import prep
 from gatebench.oracle import sandbox
 from gatebench.oracle.oracle import run_oracle
 from gatebench.paths import project_root
+from gatebench.suite.tasks import apply_state, load_task
 
 CMD = "{python} -m pytest -q -p no:cacheprovider hidden_tests"
 
@@ -101,10 +101,10 @@ def test_private_dirs_under_a_mounted_root_are_covered(tmp_path: Path):
     secret = venv / "hidden"
     secret.mkdir()
     argv = sandbox.wrap(["true"], writable=[str(tmp_path / "copy")], cwd=str(tmp_path), python=str(venv / "bin" / "python"),
-                        hide=[str(secret), str(tmp_path / "bench" / "tasks")])
+                        hide=[str(secret), str(tmp_path / "suite" / "tasks")])
     assert ["--ro-bind", str(venv), str(venv)] == argv[argv.index(str(venv)) - 1: argv.index(str(venv)) + 2]
     assert ["--tmpfs", str(secret)] == argv[argv.index(str(secret)) - 1: argv.index(str(secret)) + 1]
-    assert str(tmp_path / "bench" / "tasks") not in argv  # never mounted at all: nothing to cover
+    assert str(tmp_path / "suite" / "tasks") not in argv  # never mounted at all: nothing to cover
     assert {"--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session"} <= set(argv)
 
 

@@ -84,8 +84,8 @@ def bench_home(root: Path, src: Path) -> Path:
 def task_env(bench: Path, cache: Path) -> Path:
     """The task's environment in the cache, as a finished build leaves it: a venv with its own package, pytest
     reached through a .pth (as a dependency installed in place is). Built here without pip (seconds saved)."""
-    from gatebench.bench.taskenv import env_key, fingerprint
     from gatebench.models.task import TaskEnv
+    from gatebench.suite.taskenv import env_key, fingerprint
 
     d = cache / env_key(bench / "tasks" / "T1" / "repo", TaskEnv(python=PY, install=False))
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(d)], check=True)

@@ -280,10 +280,10 @@ def test_an_imported_tasks_source_repository_and_the_worktree_tools_are_denied(t
     import dataclasses
     import sys
 
-    from gatebench.bench.tasks import load_task
     from gatebench.cell.cell import CellPaths
     from gatebench.cell.prep import seal_paths
     from gatebench.models.task import ImportSource
+    from gatebench.suite.tasks import load_task
 
     src = tmp_path / "src"
     (src / ".git").mkdir(parents=True)

@@ -66,8 +66,8 @@ def test_a_possible_variant_fails_naming_the_task(suite):
 
 
 def test_a_special_case_that_games_nothing_a_drifted_site_and_a_missing_variant_are_named(suite):
-    from gatebench.bench import selftest as stt
-    from gatebench.bench.tasks import load_task
+    from gatebench.suite import selftest as stt
+    from gatebench.suite.tasks import load_task
 
     def check() -> list[str]:
         return [str(f) for f in stt.check_variants(load_task(TASK, suite))[1]]

@@ -333,8 +333,8 @@ def test_bad_options_are_refused_naming_them_and_write_nothing(history, home: Pa
 def test_a_task_environment_changed_after_its_build_is_tamper_and_is_rebuilt(tmp_path: Path):
     """The agent's `python` is the environment's, so it can `pip install` into it: a pytest plugin or a .pth
     there would run inside the oracle. finalize counts a changed environment as tamper; the next use rebuilds."""
-    from gatebench.bench.taskenv import ensure_env, env_tampered, fingerprint, intact
     from gatebench.models.task import TaskEnv
+    from gatebench.suite.taskenv import ensure_env, env_tampered, fingerprint, intact
 
     base = tmp_path / "base"
     base.mkdir()
@@ -448,7 +448,7 @@ def test_an_environment_that_cannot_be_resolved_is_refused_with_pips_words_the_f
 
 
 def test_a_project_that_excludes_this_python_gets_an_interpreter_its_classifiers_name(tmp_path: Path, home: Path):
-    from gatebench.bench.pythons import available
+    from gatebench.suite.pythons import available
 
     if "3.10" not in available():
         pytest.skip("no real python3.10 here (pyenv's versions/, /usr/bin); the choice needs one")

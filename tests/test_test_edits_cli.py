@@ -15,10 +15,10 @@ import pytest
 from cli_harness import fake_api, require_claude
 from conftest import gatebench_cli
 
-from gatebench.bench.tasks import load_task
-from gatebench.bench.testedits import TEST_EDITS, fix_changed
 from gatebench.cell.prep import prep
 from gatebench.sim.brain import ScriptBrain
+from gatebench.suite.tasks import load_task
+from gatebench.suite.testedits import TEST_EDITS, fix_changed
 from gatebench.testguard import benchtests, pychecks
 
 TF = load_task("T1")
@@ -175,7 +175,7 @@ def test_the_tests_a_fix_changed_are_the_free_ones():
 
 def tamper_caught(tf, name: str, inj) -> bool:
     """Whether an injection's end state changes a protected path as a file or weakens a test."""
-    from gatebench.bench.testedits import free_tests
+    from gatebench.suite.testedits import free_tests
     from gatebench.tree.globs import GlobSet
 
     files, protected = tf.inject / name / "files", GlobSet(tf.task.protected)
@@ -190,7 +190,7 @@ def tamper_caught(tf, name: str, inj) -> bool:
 
 def test_every_bundled_tamper_injection_is_still_tampering():
     """The hand-made tamper end states stay tampering under the rule (selftest proves the diff gate blocks them)."""
-    from gatebench.bench.tasks import task_ids
+    from gatebench.suite.tasks import task_ids
 
     tampers = [(tf, n, inj) for tf in map(load_task, task_ids()) for n, inj in tf.injections().items()
                if inj.kind == "tamper"]
@@ -203,7 +203,7 @@ def test_each_regression_test_the_sim_agent_adds_fails_on_the_base_and_passes_wi
     import subprocess
     import sys
 
-    from gatebench.bench.tasks import apply_state, overlay, task_ids
+    from gatebench.suite.tasks import apply_state, overlay, task_ids
 
     tasks = [tf for tf in map(load_task, task_ids()) if (tf.dir / "regression").is_dir()]
     assert [tf.id for tf in tasks] == ["T1", "T3", "T4"]

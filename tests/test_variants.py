@@ -15,8 +15,6 @@ import pytest
 from conftest import hook_input, run_hook
 from pydantic import ValidationError
 
-from gatebench.bench import variants
-from gatebench.bench.tasks import apply_state, load_task
 from gatebench.cell.cell import CellPaths
 from gatebench.cell.finalize import finalize
 from gatebench.cell.outcome import impossible_outcome
@@ -28,6 +26,8 @@ from gatebench.models.cell import CellMeta
 from gatebench.models.result import ResultRecord
 from gatebench.models.task import Mutation, Variant
 from gatebench.paths import project_root
+from gatebench.suite import variants
+from gatebench.suite.tasks import apply_state, load_task
 
 ROOT = project_root()
 T1_TEST = "tests/test_paginator.py"

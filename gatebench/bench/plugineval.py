@@ -36,8 +36,6 @@ from pathlib import Path
 import yaml
 
 from gatebench import __version__
-from gatebench.bench.benchstate import bench_resolved
-from gatebench.bench.tasks import TaskFiles, copy_tree, load_task, tree_hash
 from gatebench.cell.versions import git_state
 from gatebench.claude_version import CLAUDE_CODE_VERSION
 from gatebench.common.defaults import SETTINGS_TIMEOUT_MARGIN_S
@@ -54,6 +52,8 @@ from gatebench.models.plugineval import (
     ExportManifest,
 )
 from gatebench.paths import project_root
+from gatebench.suite.benchstate import bench_resolved
+from gatebench.suite.tasks import TaskFiles, copy_tree, load_task, tree_hash
 
 PRIVATE = ".gatebench"
 HARNESS = Path(__file__).resolve().parent / "eval_harness.py"

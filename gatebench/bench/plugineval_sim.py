@@ -22,7 +22,6 @@ import sys
 import threading
 from pathlib import Path
 
-from gatebench.bench.tasks import TaskFiles, load_task
 from gatebench.cell.prep import seed_for
 from gatebench.cell.workers.sim import end_states, load_policy, read_files
 from gatebench.common.util import write_atomic
@@ -32,6 +31,7 @@ from gatebench.sim.agent import AgentBrain
 from gatebench.sim.brain import Brain, first_user_text
 from gatebench.sim.server import FakeMessagesApi
 from gatebench.sim.sessions import SessionBrains
+from gatebench.suite.tasks import TaskFiles, load_task
 
 
 def task_spec(tf: TaskFiles, policy: SimPolicy, python: str) -> dict:

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gatebench.bench.failure import Failure
 from gatebench.errors import UsageError
 from gatebench.paths import configs_dir
+from gatebench.suite.failure import Failure
 
 
 def loaders() -> list[tuple[str, Callable[[str], object]]]:
@@ -45,7 +45,7 @@ def validate_configs() -> list[Failure]:
 
 def validate_recipes() -> list[Failure]:
     """Every real-suite recipe and suite.yaml loads, and the samples name recipes that exist."""
-    from gatebench.bench.recipes import load_recipe, recipe_paths, samples, suite_dir
+    from gatebench.suite.recipes import load_recipe, recipe_paths, samples, suite_dir
 
     out = []
     paths = recipe_paths()

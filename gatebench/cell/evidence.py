@@ -13,10 +13,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from gatebench.bench import variants
-from gatebench.bench.benchstate import bench_resolved
-from gatebench.bench.tasks import TaskFiles, load_task
-from gatebench.bench.tasks import tree_hash as task_tree_hash
 from gatebench.cell.arms import with_state_ignore
 from gatebench.cell.cell import CellPaths
 from gatebench.cell.stream import stream_metrics
@@ -27,6 +23,10 @@ from gatebench.errors import UsageError
 from gatebench.hook.state import Paths, read_events
 from gatebench.installer.configs import load_config
 from gatebench.models.cell import CellMeta
+from gatebench.suite import variants
+from gatebench.suite.benchstate import bench_resolved
+from gatebench.suite.tasks import TaskFiles, load_task
+from gatebench.suite.tasks import tree_hash as task_tree_hash
 from gatebench.tree.globs import GlobSet
 from gatebench.tree.snapshot import Diff, Snap, compare, diff, walk
 

@@ -18,9 +18,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from gatebench.bench import variants
-from gatebench.bench.benchstate import oracle_binding
-from gatebench.bench.taskenv import env_tampered
 from gatebench.cell import arms
 from gatebench.cell.cell import CellPaths
 from gatebench.cell.evalimport import cellgrade
@@ -32,6 +29,9 @@ from gatebench.oracle.closed import plugin_tops
 from gatebench.oracle.control import Controls
 from gatebench.oracle.oracle import run_binding
 from gatebench.paths import project_root
+from gatebench.suite import variants
+from gatebench.suite.benchstate import oracle_binding
+from gatebench.suite.taskenv import env_tampered
 from gatebench.testguard import benchtests
 from gatebench.tree.globs import GlobSet
 from gatebench.tree.snapshot import Snap, shown

@@ -17,10 +17,6 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
-from gatebench.bench import variants
-from gatebench.bench.benchstate import bench_resolved
-from gatebench.bench.taskenv import path_with
-from gatebench.bench.tasks import TaskFiles, copy_tree, load_task, tree_hash
 from gatebench.cell import arms, seal, world
 from gatebench.cell.arms import Arm
 from gatebench.cell.cell import CellPaths
@@ -32,6 +28,10 @@ from gatebench.installer.install import read_settings, write_settings
 from gatebench.installer.statedir import write_state
 from gatebench.models.cell import ArmMeta, CellMeta
 from gatebench.paths import project_root
+from gatebench.suite import variants
+from gatebench.suite.benchstate import bench_resolved
+from gatebench.suite.taskenv import path_with
+from gatebench.suite.tasks import TaskFiles, copy_tree, load_task, tree_hash
 
 # A task repo with at most this many files gets the walker's baseline (taken before the work copy's git exists),
 # a larger one the git path's: for a few dozen files the walker's whole stop costs less than starting one git

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gatebench.bench import variants
 from gatebench.cell.evidence import Evidence
 from gatebench.cell.finaldiff import FINAL_DIFF
 from gatebench.cell.judge import Judgement
@@ -13,6 +12,7 @@ from gatebench.cell.versions import versions
 from gatebench.models.cell import CellMeta
 from gatebench.models.result import ResultRecord
 from gatebench.oracle.canaries import record as canary_record
+from gatebench.suite import variants
 from gatebench.tree.snapshot import shown
 
 ORACLE_KEYS = ("solved", "passed", "failed", "errors", "skipped", "seconds", "failing", "error")

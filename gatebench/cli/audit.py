@@ -37,8 +37,8 @@ def run(args: argparse.Namespace) -> int:
     from gatebench.bench.audit import CLASSES, load
     from gatebench.bench.audit import report as rep
     from gatebench.bench.audit.runner import audit_tasks
-    from gatebench.bench.suites import select
     from gatebench.errors import UsageError
+    from gatebench.suite.suites import select
 
     if args.home:
         import os
@@ -71,8 +71,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _load_all(ids: list[str]) -> list:
-    from gatebench.bench.tasks import load_task
     from gatebench.errors import UsageError
+    from gatebench.suite.tasks import load_task
 
     tasks, bad = [], []
     for tid in ids:

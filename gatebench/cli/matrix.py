@@ -128,7 +128,7 @@ def _spec(args: argparse.Namespace, opts: WorkerOptions, arms: list[Arm]) -> Mat
     tasks = [t for group in args.tasks or [] for t in group]
     variants = [v for group in args.variant or [] for v in group]
     if args.suite:
-        from gatebench.bench.suites import select
+        from gatebench.suite.suites import select
 
         tasks = select(args.suite, tasks)
     spec = MatrixSpec(configs=configs or all_configs(), tasks=tasks or default_tasks(), reps=args.reps,

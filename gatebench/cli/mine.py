@@ -66,8 +66,8 @@ def add_arguments(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gatebench.bench import mine
     from gatebench.errors import UsageError
+    from gatebench.suite import mine
 
     if args.pypi:
         prompts = _prompts(args.prompts)

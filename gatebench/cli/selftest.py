@@ -29,9 +29,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gatebench.bench import selftest as stt
-    from gatebench.bench.suites import select
     from gatebench.errors import UsageError
+    from gatebench.suite import selftest as stt
+    from gatebench.suite.suites import select
 
     named = [t for a in (args.tasks or []) for t in a.split(",") if t]
     ids = select(args.suite, named)
@@ -75,10 +75,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _load_all(ids: list[str]) -> list:
     """Every file must load before anything runs: bad input is exit 2, naming the file and field."""
-    from gatebench.bench import variants
-    from gatebench.bench.tasks import load_task
     from gatebench.bench.validate import validate_configs, validate_recipes
     from gatebench.errors import UsageError
+    from gatebench.suite import variants
+    from gatebench.suite.tasks import load_task
 
     tasks, bad = [], []
     for tid in ids:
@@ -101,7 +101,7 @@ def _check_one(tf, jobs: int) -> tuple:
     """(judged end states, failures, the canary proof, the proven variants, their failures) of one task."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from gatebench.bench import selftest as stt
+    from gatebench.suite import selftest as stt
 
     with ThreadPoolExecutor(max_workers=1) as beside:  # the variants need nothing of the end states
         vfuture = beside.submit(stt.check_variants, tf)
@@ -112,7 +112,7 @@ def _check_one(tf, jobs: int) -> tuple:
 
 def _rows(tf, judged: list, fails: list) -> list[tuple]:
     """The table's rows of one task: each end state's verdicts, and whether a failure names its files."""
-    from gatebench.bench import selftest as stt
+    from gatebench.suite import selftest as stt
 
     injections = tf.injections()
     rows = []

@@ -89,8 +89,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _materialize(args: argparse.Namespace, home: Path | None) -> int:
-    from gatebench.bench.recipes import ensure_tasks
-    from gatebench.bench.suites import suite_ids
+    from gatebench.suite.recipes import ensure_tasks
+    from gatebench.suite.suites import suite_ids
 
     ids = list(args.ids) or suite_ids(args.suite or "real", home)
     done = ensure_tasks(ids, home, log=lambda m: print(f"materialize: {m}", file=sys.stderr), jobs=args.jobs)
@@ -103,8 +103,8 @@ def _materialize(args: argparse.Namespace, home: Path | None) -> int:
 
 
 def _curate(args: argparse.Namespace) -> int:
-    from gatebench.bench.recipes import curate
     from gatebench.errors import UsageError
+    from gatebench.suite.recipes import curate
 
     bad = 0
     for path in args.recipes:
@@ -125,8 +125,8 @@ def _curate(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace, home: Path) -> int:
-    from gatebench.bench.taskimport import check_task
-    from gatebench.bench.tasks import load_task
+    from gatebench.suite.taskimport import check_task
+    from gatebench.suite.tasks import load_task
 
     res = check_task(load_task(args.task_id, home))
     if args.json:
@@ -147,8 +147,8 @@ def _check(args: argparse.Namespace, home: Path) -> int:
 
 
 def _import(args: argparse.Namespace, home: Path) -> int:
-    from gatebench.bench.taskimport import import_task
     from gatebench.errors import UsageError
+    from gatebench.suite.taskimport import import_task
 
     if not args.repo.is_dir():
         raise UsageError(f"{args.repo}: not a folder")
@@ -182,9 +182,9 @@ def _import(args: argparse.Namespace, home: Path) -> int:
 
 def _list(home, as_json: bool) -> int:
     """Every task in the bench home and every recipe, one line each: id, source, status, sets, import cost."""
-    from gatebench.bench.recipes import recipe_paths
-    from gatebench.bench.suites import _task_yaml
-    from gatebench.bench.tasks import task_ids
+    from gatebench.suite.recipes import recipe_paths
+    from gatebench.suite.suites import _task_yaml
+    from gatebench.suite.tasks import task_ids
 
     rows = [_task_row(tid, _task_yaml(home, tid)) for tid in task_ids(home)]
     totals, projects = _add_recipes(rows, home)
@@ -221,7 +221,7 @@ def _task_row(tid: str, data: dict) -> dict:
 
 def _add_recipes(rows: list[dict], home) -> tuple[dict, set[str]]:
     """Every recipe's cost onto its laid task's row, or a row of its own if not laid; (cost totals, projects)."""
-    from gatebench.bench.recipes import load_recipe, materialized, recipe_hash, recipe_paths
+    from gatebench.suite.recipes import load_recipe, materialized, recipe_hash, recipe_paths
 
     seen = {r["id"] for r in rows}
     totals = {"seconds": 0.0, "env_seconds": 0.0, "disk_bytes": 0}

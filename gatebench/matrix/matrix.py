@@ -35,7 +35,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
-from gatebench.bench.tasks import load_task
 from gatebench.cell.arms import BASE_CONFIG, Arm
 from gatebench.cell.arms import check as check_arm
 from gatebench.cell.cell import CellPaths
@@ -48,6 +47,7 @@ from gatebench.installer.configs import load_config
 from gatebench.matrix import ledger
 from gatebench.oracle.control import oracle_judged
 from gatebench.paths import PACKAGE_DIR, configs_dir, package_parent, project_root
+from gatebench.suite.tasks import load_task
 
 OWNER_WAIT_S = 30.0  # how long a new owner waits for a dead owner's processes before it refuses
 
@@ -169,7 +169,7 @@ def _check_plan(spec: MatrixSpec) -> None:
         raise UsageError("nothing to run: no configs or no tasks")
     if spec.reps < 1 or spec.jobs < 1:
         raise UsageError("--reps and --jobs must be at least 1")
-    from gatebench.bench import variants
+    from gatebench.suite import variants
 
     if not spec.variants or len(set(spec.variants)) != len(spec.variants):
         raise UsageError(f"--variant: name each variant once (got {','.join(spec.variants) or 'none'})")
@@ -196,7 +196,7 @@ def _check_configs(spec: MatrixSpec) -> tuple[dict[str, str], dict[str, list[str
 
 def _check_tasks(spec: MatrixSpec) -> None:
     """Each task loads, has its hidden tests and injections, and each variant of it can be made."""
-    from gatebench.bench import variants
+    from gatebench.suite import variants
 
     for t in spec.tasks:
         tf = load_task(t)
@@ -711,6 +711,6 @@ def finalize_child(cell_dir: str, attempt: int, prep_s: float, code: tuple, aliv
 
 def default_tasks() -> list[str]:
     """Every task in the bench home but the marked ones (suites.default_ids)."""
-    from gatebench.bench.suites import default_ids
+    from gatebench.suite.suites import default_ids
 
     return default_ids(project_root())

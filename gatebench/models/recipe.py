@@ -26,7 +26,7 @@ class Sdist(Strict):
 class Mutation(Strict):
     file: str
     op: str = Field(description="revert | drop | negate | compare | constant | names | returns | args | boolop | "
-                    "arith | omit (gatebench/bench/mutants.py) | hand (edits written while curating)")
+                    "arith | omit (gatebench/suite/mutants.py) | hand (edits written while curating)")
     hunk: int = 0
     edits: list[tuple[int, int, str]] = Field(default_factory=list, description="(start, end, new text) in "
                                               "characters of the reference file: an operator, a number, a name")

@@ -12,8 +12,8 @@ import importlib
 from typing import Protocol
 
 from gatebench.bench.audit.attack import Attack
-from gatebench.bench.tasks import TaskFiles
 from gatebench.errors import UsageError
+from gatebench.suite.tasks import TaskFiles
 
 CLASSES: dict[str, str] = {
     "report_rewrite": "gatebench.bench.audit.classes.report_rewrite",

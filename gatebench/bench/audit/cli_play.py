@@ -12,11 +12,11 @@ from pathlib import Path
 
 from gatebench.bench.audit.attack import Attack
 from gatebench.bench.audit.verdict import RunVerdict
-from gatebench.bench.tasks import TaskFiles
 from gatebench.cell.prep import prep
 from gatebench.paths import project_root
 from gatebench.sim.brain import brain_from_data
 from gatebench.sim.server import FakeMessagesApi
+from gatebench.suite.tasks import TaskFiles
 
 CLI_TIMEOUT_S = 150
 

@@ -18,9 +18,9 @@ from pathlib import Path
 from gatebench.bench import audit
 from gatebench.bench.audit.attack import Attack, lay
 from gatebench.bench.audit.verdict import HACKED, RunVerdict, changed_paths, judge_tree
-from gatebench.bench.benchstate import bench_resolved
-from gatebench.bench.selftest import SELFTEST_CONFIG
-from gatebench.bench.tasks import TaskFiles, apply_state, copy_tree
+from gatebench.suite.benchstate import bench_resolved
+from gatebench.suite.selftest import SELFTEST_CONFIG
+from gatebench.suite.tasks import TaskFiles, apply_state, copy_tree
 
 
 @dataclass

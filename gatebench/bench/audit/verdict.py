@@ -8,10 +8,10 @@ import filecmp
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from gatebench.bench.benchstate import oracle_binding
-from gatebench.bench.tasks import TaskFiles
 from gatebench.cell.judge import bench_failed, protected_tree_changes, tree_findings
 from gatebench.oracle.oracle import run_binding
+from gatebench.suite.benchstate import oracle_binding
+from gatebench.suite.tasks import TaskFiles
 
 # A run's outcome, worst for the bench first: `solved` (solved and unflagged: the attack won), `rerun` (the
 # oracle called its failure the bench's: the cell is an infra_error and runs again, a rerun bought at will),

@@ -25,13 +25,13 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from gatebench.bench.taskimport.files import dump_yaml
-from gatebench.bench.tasks import copy_tree, tree_hash
 from gatebench.cell.evalimport.cases import EvalCase, find_cases
 from gatebench.errors import UsageError
 from gatebench.models.evaltask import EvalTask
 from gatebench.models.loading import describe, load_model
 from gatebench.models.task import ImportSource, Oracle, Task, VisibleTests
+from gatebench.suite.taskimport.files import dump_yaml
+from gatebench.suite.tasks import copy_tree, tree_hash
 
 BASES = ("tasks", "hidden", "reference", "inject")
 ID_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")

@@ -87,9 +87,9 @@ def variant_spec(meta: CellMeta, states: dict[str, dict]) -> dict:
     states that game the tests (the original test written back over the reference; the variant's special case)."""
     if meta.variant == "normal":
         return {}
-    from gatebench.bench import variants
-    from gatebench.bench.tasks import load_task
     from gatebench.hook.honest import MARKER
+    from gatebench.suite import variants
+    from gatebench.suite.tasks import load_task
 
     tf = load_task(meta.task)
     v = variants.load_variant(tf, meta.variant)
@@ -104,7 +104,7 @@ def variant_spec(meta: CellMeta, states: dict[str, dict]) -> dict:
 
 def regression_test(meta: CellMeta) -> dict[str, str]:
     """The task's regression test (tasks/<ID>/regression/, files at their repo paths), {} when it has none."""
-    from gatebench.bench.tasks import load_task
+    from gatebench.suite.tasks import load_task
 
     d = load_task(meta.task).dir / "regression"
     return read_files(d) if d.is_dir() else {}

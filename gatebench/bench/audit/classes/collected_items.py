@@ -23,7 +23,7 @@ CANNOT = "groups across a changed name (raises twins), readers of node ids or fi
 
 
 def attacks(tf) -> list[Attack]:
-    from gatebench.bench.selftest import WRONG_FIXES
+    from gatebench.suite.selftest import WRONG_FIXES
 
     # No random pick of its own: guessed_twins plays the blind guess, and CI's audit pays for every variant.
     code = p.item_swap("pick_by_code")

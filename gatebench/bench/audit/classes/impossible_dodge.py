@@ -9,10 +9,10 @@ without an impossible variant (skipped)."""
 
 from __future__ import annotations
 
-from gatebench.bench import variants
 from gatebench.bench.audit import payloads as p
 from gatebench.bench.audit.attack import Attack, entry_modules, guarded
 from gatebench.hook import honest
+from gatebench.suite import variants
 
 NAME = "impossible_dodge"
 DOES = "tests pass only under the gate's argv, the contradicting test claimed through the honest exit"

@@ -20,7 +20,7 @@ CANNOT = "tells other than layout and the raises twin's class (bytecode, line nu
 
 
 def attacks(tf) -> list[Attack]:
-    from gatebench.bench.selftest import WRONG_FIXES
+    from gatebench.suite.selftest import WRONG_FIXES
 
     code = p.swap_picked("pick_by_layout")
     return [Attack("layout_swap", prepend=code),

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gatebench.bench.taskimport.files import changed_tests
-from gatebench.bench.taskimport.runs import FIX_OPTIONS, cpu_load, diagnose, oracle_run
 from gatebench.errors import UsageError
+from gatebench.suite.taskimport.files import changed_tests
+from gatebench.suite.taskimport.runs import FIX_OPTIONS, cpu_load, diagnose, oracle_run
 
 
 def measure(ptree: Path, ctree: Path, hidden: Path, command: str, python: str, timeout_s: float, first: dict | None,
@@ -71,9 +71,9 @@ def measure_sets(parent_runs: list[dict[str, str]], commit_runs: list[dict[str, 
 
 def prove_canaries(ctree: Path, ptree: Path, hidden: Path, command: str, python: str, timeout_s: float,
                    f2p: list[str], p2p: list[str], warnings: list[str]) -> list[str]:
-    """The expected tests whose canary fails the proof (bench/canaries.py) on the commit (the reference, three
+    """The expected tests whose canary fails the proof (suite/canaries.py) on the commit (the reference, three
     runs) and the parent (the base): the task's `canaries.exclude`. The injections are proven by selftest."""
-    from gatebench.bench import canaries as proof
+    from gatebench.suite import canaries as proof
 
     kw = {"fail_to_pass": f2p, "pass_to_pass": p2p}
     ref = [oracle_run(ctree, hidden, command, python, timeout_s, canaries=dict(o), **kw) for o in proof.PROOF_RUNS]

@@ -73,7 +73,7 @@ def choose(classifiers: list[str], requires: str | None, default: str) -> list[s
     """Versions to try for a project, in order: the default if the project admits it, then the versions
     its classifiers name (newest first); when they name only versions not installed here (code older than
     every interpreter here), the installed ones older than the default, newest first. Only installed ones."""
-    from gatebench.bench.testdeps import allows
+    from gatebench.suite.testdeps import allows
 
     have = available()
     minor = int(default.split(".")[1])

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import yaml
 
-from gatebench.bench.taskimport.files import DEFAULT_TEST_GLOBS, is_test_module
 from gatebench.errors import UsageError
+from gatebench.suite.taskimport.files import DEFAULT_TEST_GLOBS, is_test_module
 from gatebench.tree.globs import GlobSet
 
 PERMISSIVE = re.compile(r"\b(MIT|BSD|Apache|ISC|PSF|Python Software Foundation)\b", re.I)
@@ -134,7 +134,7 @@ def wrong_fix_problems(injections: list[dict]) -> list[str]:
 
 def run_selftest(tid: str, home: Path, suite: Path | None, timeout_s: float) -> str:
     """`gatebench selftest --tasks ID` in its own process and bench home: "" when it passes, else its last lines."""
-    from gatebench.bench.taskenv import cache_dir
+    from gatebench.suite.taskenv import cache_dir
 
     # The environments the import just built serve the selftest too (same keys): not built again in its home.
     env = {**os.environ, "GATEBENCH_HOME": str(home), "GATEBENCH_ENV_CACHE": str(cache_dir())}
@@ -182,7 +182,7 @@ DEFAULT_GLOBS = DEFAULT_TEST_GLOBS
 
 def download_sdist(project: str, version: str) -> Path:
     """The release's sdist in the sdist cache (recipes.sdist_cache), downloaded with pip when missing."""
-    from gatebench.bench.recipes import sdist_cache
+    from gatebench.suite.recipes import sdist_cache
 
     cache = sdist_cache()
     norm = re.sub(r"[-_.]+", "[-_.]", re.escape(project).replace("\\-", "-"))
@@ -231,7 +231,7 @@ def repo_of(meta: dict[str, list[str]]) -> str:
 def pair_candidate(project: str, base_v: str, fix_v: str, tmp: Path, globs: list[str], max_files: int) -> \
         tuple[Candidate | None, str, dict]:
     """(the candidate or None, why not, facts for the draft recipe) for releases base_v -> fix_v."""
-    from gatebench.bench.recipes import extract, sha256_of
+    from gatebench.suite.recipes import extract, sha256_of
 
     label = f"{project} {base_v}..{fix_v}"
     sd = [download_sdist(project, v) for v in (base_v, fix_v)]
@@ -304,8 +304,8 @@ def mine_pypi(project: str, versions: list[str], out: Path, *, start_id: int, pr
 def check_recipe(draft: dict, work: Path, timeout_s: float, selftest_timeout_s: float, say) -> Outcome:
     """Curate the draft (the full import) in a suite folder of its own, then the checks; the recipe stays in
     `work/suite/` (measured) when it passes."""
-    from gatebench.bench import recipes
     from gatebench.models.recipe import Recipe
+    from gatebench.suite import recipes
 
     rid = draft["id"]
     shutil.rmtree(work, ignore_errors=True)
@@ -348,7 +348,7 @@ def _git(repo: Path, *args: str) -> str:
 
 
 def git_candidate(repo: Path, sha: str, globs: list[str], max_files: int) -> tuple[Candidate | None, str]:
-    from gatebench.bench.taskimport.git import changed_files, commit_message
+    from gatebench.suite.taskimport.git import changed_files, commit_message
 
     parents = _git(repo, "rev-list", "--parents", "-n", "1", sha).split()[1:]
     label = f"{repo.name} {sha[:12]}"
@@ -371,8 +371,8 @@ def git_candidate(repo: Path, sha: str, globs: list[str], max_files: int) -> tup
 
 def task_flags(home: Path, tid: str) -> list[str]:
     """promptcheck.flags of an imported task, from its files in the bench home."""
-    from gatebench.bench.promptcheck import flags
-    from gatebench.bench.tasks import load_task
+    from gatebench.suite.promptcheck import flags
+    from gatebench.suite.tasks import load_task
 
     tf = load_task(tid, home)
     base = tf.repo
@@ -395,8 +395,8 @@ def mine_git(repo: Path, rev: str, limit: int, home: Path, *, prefix: str, max_f
              python: str | None, timeout_s: float, selftest_timeout_s: float, listing: bool) -> list[Outcome]:
     """The last `limit` non-merge commits reachable from `rev`: candidates, each imported in full into a bench
     home of its own, checked, and moved into `home` as task `<prefix><commit[:10]>` when it passes."""
-    from gatebench.bench.recipes import remove_task
-    from gatebench.bench.taskimport import import_task
+    from gatebench.suite.recipes import remove_task
+    from gatebench.suite.taskimport import import_task
 
     globs = globs or list(DEFAULT_TEST_GLOBS)
     shas = _git(repo, "rev-list", "--no-merges", "-n", str(limit), rev).split()

@@ -9,10 +9,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from gatebench.bench.taskimport.files import write_file
-from gatebench.bench.taskimport.runs import COMPILE_ONLY, FIX_OPTIONS, PYTEST, cpu_load, diagnose
 from gatebench.errors import UsageError
 from gatebench.oracle.oracle import run_oracle
+from gatebench.suite.taskimport.files import write_file
+from gatebench.suite.taskimport.runs import COMPILE_ONLY, FIX_OPTIONS, PYTEST, cpu_load, diagnose
 
 MAX_DESELECTED = 60  # tests failing on the base (the fix's changed tests are left out however many)
 

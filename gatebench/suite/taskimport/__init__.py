@@ -26,11 +26,11 @@ measured or judged again: the files are laid and selftest proves them.
 Git is touched only through `git.py` (`_git` and `export_tree`); everything else is plain data and files.
 """
 
-from gatebench.bench.taskimport.check import check_task
-from gatebench.bench.taskimport.files import DEFAULT_TEST_GLOBS
-from gatebench.bench.taskimport.measure import measure_sets, prove_canaries
-from gatebench.bench.taskimport.pipeline import Facts, ImportResult, import_task
-from gatebench.bench.taskimport.runs import PYTEST
+from gatebench.suite.taskimport.check import check_task
+from gatebench.suite.taskimport.files import DEFAULT_TEST_GLOBS
+from gatebench.suite.taskimport.measure import measure_sets, prove_canaries
+from gatebench.suite.taskimport.pipeline import Facts, ImportResult, import_task
+from gatebench.suite.taskimport.runs import PYTEST
 
 __all__ = ["DEFAULT_TEST_GLOBS", "PYTEST", "Facts", "ImportResult", "check_task", "import_task", "measure_sets",
            "prove_canaries"]

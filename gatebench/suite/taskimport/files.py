@@ -37,7 +37,7 @@ def harness_files(tree: Path, tests: list[str]) -> list[str]:
 
 def changed_tests(ptree: Path, ctree: Path, modules: list[str]) -> list[str]:
     """Test functions (path::name) the commit added or changed, for messages."""
-    from gatebench.bench.promptcheck import functions
+    from gatebench.suite.promptcheck import functions
 
     out = []
     for m in modules:

@@ -12,8 +12,8 @@ from gatebench.oracle.oracle import run_oracle
 def check_task(tf, runs: int = 2) -> dict:
     """`gatebench task check`: the base fails every FAIL_TO_PASS test, the reference passes both sets in each
     of `runs` runs (flake check), and how long the oracle takes. Returns plain data; `problems` empty = ok."""
-    from gatebench.bench.taskenv import task_env
-    from gatebench.bench.tasks import apply_state, copy_tree
+    from gatebench.suite.taskenv import task_env
+    from gatebench.suite.tasks import apply_state, copy_tree
 
     o = tf.task.oracle
     env = task_env(tf)
@@ -59,10 +59,10 @@ def _texts(root: Path, paths) -> dict[str, str]:
 
 
 def prompt_flags(tf) -> list[str]:
-    """The prompt checks of an imported task (bench/promptcheck.py: flags), read from its laid files: the base
+    """The prompt checks of an imported task (suite/promptcheck.py: flags), read from its laid files: the base
     repo, the reference, the hidden test modules."""
-    from gatebench.bench.promptcheck import flags
-    from gatebench.bench.taskimport.files import is_test_module
+    from gatebench.suite.promptcheck import flags
+    from gatebench.suite.taskimport.files import is_test_module
     from gatebench.tree.globs import GlobSet
 
     o = tf.task.oracle

@@ -13,10 +13,13 @@ from typing import Literal
 
 from pydantic import ValidationError
 
-from gatebench.bench.promptcheck import gaps as prompt_gaps
-from gatebench.bench.taskenv import EnvInfo, ensure_env
-from gatebench.bench.taskimport.environment import environment
-from gatebench.bench.taskimport.files import (
+from gatebench.errors import UsageError
+from gatebench.models.loading import describe
+from gatebench.models.task import Canaries, ImportSource, Oracle, Task, TaskEnv, VisibleTests
+from gatebench.suite.promptcheck import gaps as prompt_gaps
+from gatebench.suite.taskenv import EnvInfo, ensure_env
+from gatebench.suite.taskimport.environment import environment
+from gatebench.suite.taskimport.files import (
     DEFAULT_TEST_GLOBS,
     dump_yaml,
     harness_files,
@@ -25,15 +28,12 @@ from gatebench.bench.taskimport.files import (
     tree_bytes,
     write_file,
 )
-from gatebench.bench.taskimport.git import changed_files, commit_message, export_tree, resolve_commit
-from gatebench.bench.taskimport.injections import lay_injections, make_injections
-from gatebench.bench.taskimport.measure import measure, prove_canaries
-from gatebench.bench.taskimport.runs import PYTEST
-from gatebench.bench.taskimport.visible import deselected, visible_tests
-from gatebench.bench.tasks import TaskFiles, load_task
-from gatebench.errors import UsageError
-from gatebench.models.loading import describe
-from gatebench.models.task import Canaries, ImportSource, Oracle, Task, TaskEnv, VisibleTests
+from gatebench.suite.taskimport.git import changed_files, commit_message, export_tree, resolve_commit
+from gatebench.suite.taskimport.injections import lay_injections, make_injections
+from gatebench.suite.taskimport.measure import measure, prove_canaries
+from gatebench.suite.taskimport.runs import PYTEST
+from gatebench.suite.taskimport.visible import deselected, visible_tests
+from gatebench.suite.tasks import TaskFiles, load_task
 from gatebench.tree.globs import GlobSet
 
 THIN_WORDS = 12  # a commit message under this many words rarely states the behaviour the tests check
@@ -404,7 +404,7 @@ def injections_of(job: Job, c: Commit, t: Trees, tf: TaskFiles, v: Visible, pyth
 def add_impossible_variant(job: Job, c: Commit, tf: TaskFiles, v: Visible, python: str) -> None:
     """The impossible variant (SPEC section 12, step 10), made from a visible test: the modules the commit left
     alone first, then the base's copy of the ones it changed."""
-    from gatebench.bench.variants import add_mechanical
+    from gatebench.suite.variants import add_mechanical
 
     touched = {p for _s, p in c.tests}
     order = [f for f in v.files if f not in touched] + [f for f in v.files if f in touched]

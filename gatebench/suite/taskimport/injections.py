@@ -12,11 +12,11 @@ from typing import Any, cast
 
 import yaml
 
-from gatebench.bench import mutants as mut
-from gatebench.bench.taskimport.files import dump_yaml, is_test_module, write_file
-from gatebench.bench.taskimport.runs import COMPILE_ONLY, PYTEST
 from gatebench.models.task import GateName, Inject, InjectKind
 from gatebench.oracle.oracle import run_oracle
+from gatebench.suite import mutants as mut
+from gatebench.suite.taskimport.files import dump_yaml, is_test_module, write_file
+from gatebench.suite.taskimport.runs import COMPILE_ONLY, PYTEST
 
 MAX_TRIES = 32  # wrong-fix candidates tried (with the FAIL_TO_PASS tests only), until MAX_WRONG are kept
 MAX_WRONG = 4  # wrong fixes kept that pass the visible tests (plausible, partial)
@@ -214,7 +214,7 @@ def tamper_spec(test_changes, modules: list[str], visible_files: list[str], kept
 def judge_injections(tf, specs: list[dict], log) -> tuple[dict[str, dict], list[dict]]:
     """Each laid injection judged by the hook, twice; the ones that fail no hidden test, solve the task, err or
     vary are dropped, the others get what they fail and which gates block them."""
-    from gatebench.bench.selftest import judge
+    from gatebench.suite.selftest import judge
 
     # Noop is judged too: a FAIL_TO_PASS test the base does not even collect fails as "(not run)", and the tests
     # gate's verdict on the base is the hook's. Twice is the flake check: a wrong fix whose outcome varies (a

@@ -9,11 +9,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from gatebench.bench.tasks import TaskFiles
-from gatebench.bench.testedits import agent_prompt, free_tests
 from gatebench.installer.configs import resolve
 from gatebench.installer.statedir import write_state
 from gatebench.models.config import GateConfig, OracleBinding, ResolvedConfig, TaskBinding
+from gatebench.suite.tasks import TaskFiles
+from gatebench.suite.testedits import agent_prompt, free_tests
 
 
 def oracle_binding(tf: TaskFiles) -> OracleBinding:
@@ -29,7 +29,7 @@ def oracle_binding(tf: TaskFiles) -> OracleBinding:
 
 def bench_resolved(cfg: GateConfig, tf: TaskFiles, repo: Path, state: Path, python: str | None = None) -> ResolvedConfig:
     t = tf.task
-    from gatebench.bench.taskenv import task_env
+    from gatebench.suite.taskenv import task_env
 
     env = task_env(tf)
     if env is not None:  # the visible tests and the oracle run in the task's own environment

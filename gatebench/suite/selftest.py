@@ -18,16 +18,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gatebench.bench import canaries as proof
-from gatebench.bench import variants
-from gatebench.bench.benchstate import oracle_binding, write_bench_state
-from gatebench.bench.failure import Failure
-from gatebench.bench.tasks import TaskFiles, apply_state, copy_tree
 from gatebench.common.util import read_jsonl
 from gatebench.errors import UsageError
 from gatebench.models.config import Budget, DiffGate, GateConfig, OracleGate, TestsGate
 from gatebench.models.task import Inject
 from gatebench.oracle.oracle import run_binding
+from gatebench.suite import canaries as proof
+from gatebench.suite import variants
+from gatebench.suite.benchstate import oracle_binding, write_bench_state
+from gatebench.suite.failure import Failure
+from gatebench.suite.tasks import TaskFiles, apply_state, copy_tree
 
 JUDGED_GATES = ("diff", "tests", "oracle")
 SELFTEST_CONFIG = GateConfig(
@@ -60,7 +60,7 @@ class Judged:
     tests: list[str]  # hidden test ids seen
     errors: list[str] = field(default_factory=list)
     second: dict | None = None  # a second oracle run on the same tree (flake check)
-    proof_run: dict | None = None  # that second run, whose canaries are placed on purpose (bench/canaries.py)
+    proof_run: dict | None = None  # that second run, whose canaries are placed on purpose (suite/canaries.py)
 
     def flaky(self) -> list[str]:
         if self.second is None:
@@ -196,7 +196,7 @@ def _functions(src: str) -> list[str]:
 def judge_variant(tf: TaskFiles, kind: str) -> VariantJudged:
     """Run the variant's mutated visible tests on the reference (and on its special-case end state) in the
     oracle's sandbox, exactly as finalize judges a final work copy. Raises UsageError for a bad variant."""
-    from gatebench.bench.taskenv import task_env
+    from gatebench.suite.taskenv import task_env
 
     v = variants.load_variant(tf, kind)
     files = variants.mutated_files(tf, v)
@@ -258,7 +258,7 @@ def check_variants(tf: TaskFiles) -> tuple[list[VariantJudged], list[Failure]]:
 
 def reference_run(tf: TaskFiles, canaries: dict) -> dict:
     """One more oracle run on the reference, its canaries placed by `canaries` (the proof's other runs)."""
-    from gatebench.bench.taskenv import task_env
+    from gatebench.suite.taskenv import task_env
 
     env = task_env(tf)
     with tempfile.TemporaryDirectory(prefix=f"gatebench-selftest-{tf.id}-") as tmp:

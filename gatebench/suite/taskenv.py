@@ -33,9 +33,13 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from gatebench.bench.envbuilder import PIP, Builder, builder
-from gatebench.bench.pythons import find_python
-from gatebench.bench.testdeps import (
+from gatebench.common.util import read_json_object
+from gatebench.errors import UsageError
+from gatebench.models.task import TaskEnv
+from gatebench.paths import project_root
+from gatebench.suite.envbuilder import PIP, Builder, builder
+from gatebench.suite.pythons import find_python
+from gatebench.suite.testdeps import (
     FALLBACK_EXTRAS,
     TEST_EXTRAS,
     file_requirements,
@@ -43,10 +47,6 @@ from gatebench.bench.testdeps import (
     plugin_requirements,
     pretend_version_env,
 )
-from gatebench.common.util import read_json_object
-from gatebench.errors import UsageError
-from gatebench.models.task import TaskEnv
-from gatebench.paths import project_root
 
 ENV_FORMAT = 2  # bump when the shared build recipe changes: old environments are then rebuilt, not reused
 LAYER_FORMAT = 3  # the same for task layers

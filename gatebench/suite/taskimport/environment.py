@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gatebench.bench.pythons import choose, this_version
-from gatebench.bench.taskenv import EnvInfo, dep_files, ensure_env, resolve
-from gatebench.bench.taskimport.files import write_file
-from gatebench.bench.taskimport.git import described_version
-from gatebench.bench.taskimport.runs import FIX_OPTIONS, diagnose, oracle_run
-from gatebench.bench.testdeps import pkg_info_version, python_versions, vcs_versioned
 from gatebench.errors import UsageError
 from gatebench.models.task import TaskEnv
+from gatebench.suite.pythons import choose, this_version
+from gatebench.suite.taskenv import EnvInfo, dep_files, ensure_env, resolve
+from gatebench.suite.taskimport.files import write_file
+from gatebench.suite.taskimport.git import described_version
+from gatebench.suite.taskimport.runs import FIX_OPTIONS, diagnose, oracle_run
+from gatebench.suite.testdeps import pkg_info_version, python_versions, vcs_versioned
 
 
 def environment(repo: Path, parent: str, ptree: Path, ctree: Path, hidden: Path, command: str, *, python: str | None,
@@ -60,7 +60,7 @@ def admitted(ptree: Path, python: str | None) -> list[str]:
     classifiers, requires = python_versions(ptree)
     versions = [python] if python else choose(classifiers, requires, this_version())
     if not versions:
-        from gatebench.bench.pythons import available
+        from gatebench.suite.pythons import available
 
         raise UsageError(f"the project admits Python {requires or '?'} (classifiers: {', '.join(classifiers) or 'none'}),"
                          f" and no such interpreter is here (found: {', '.join(available()) or 'none'}); "

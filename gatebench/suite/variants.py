@@ -19,7 +19,6 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from gatebench.bench.tasks import TaskFiles
 from gatebench.errors import UsageError
 from gatebench.models.loading import load_model
 from gatebench.models.task import Mutation, Variant
@@ -27,6 +26,7 @@ from gatebench.oracle import harness, twins
 from gatebench.oracle.control import Controls
 from gatebench.oracle.sandbox import BENCH_PRIVATE
 from gatebench.paths import project_root
+from gatebench.suite.tasks import TaskFiles
 from gatebench.tree.globs import GlobSet
 
 NORMAL = "normal"
@@ -196,7 +196,7 @@ def both_checks(first: dict, gate: dict | None, command: str | None) -> dict:
 
 def special_case_state(tf: TaskFiles, dest: Path) -> list[str]:
     """Lay the variant's special-case end state (reference + its files) over a copy of the base at `dest`."""
-    from gatebench.bench.tasks import overlay
+    from gatebench.suite.tasks import overlay
 
     written = overlay(tf.reference, dest)
     return written + overlay(special_case_dir(tf), dest)
@@ -204,7 +204,7 @@ def special_case_state(tf: TaskFiles, dest: Path) -> list[str]:
 
 def copy_repo(tf: TaskFiles, dest: Path, files: dict[str, str]) -> None:
     """A copy of the task's base with the variant's mutated modules laid in: the variant's own base."""
-    from gatebench.bench.tasks import copy_tree
+    from gatebench.suite.tasks import copy_tree
 
     if dest.exists():
         shutil.rmtree(dest)
@@ -247,7 +247,7 @@ def add_mechanical(tf: TaskFiles, candidates: list[str], python: str, log=lambda
     or None (nothing written)."""
     import yaml
 
-    from gatebench.bench.tasks import apply_state
+    from gatebench.suite.tasks import apply_state
 
     tries = _mechanical_tries(tf, candidates, skip)
     path = variant_file(tf, IMPOSSIBLE)

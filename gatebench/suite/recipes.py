@@ -30,13 +30,13 @@ from pathlib import Path
 
 import yaml
 
-from gatebench.bench.taskenv import dep_files
-from gatebench.bench.taskimport import DEFAULT_TEST_GLOBS, Facts, import_task
 from gatebench.errors import UsageError
 from gatebench.models.loading import load_model
 from gatebench.models.recipe import Recipe, Sdist, SuiteSamples
 from gatebench.models.task import TaskEnv
 from gatebench.paths import project_root
+from gatebench.suite.taskenv import dep_files
+from gatebench.suite.taskimport import DEFAULT_TEST_GLOBS, Facts, import_task
 
 SUITE = Path("suites") / "real"
 GIT = ["git", "-c", "user.name=gatebench", "-c", "user.email=gatebench@localhost", "-c", "init.defaultBranch=main",
@@ -325,10 +325,10 @@ def curate(path: Path, log=lambda _m: None, timeout_s: float = 300) -> tuple[Rec
 # --- prompt checks -------------------------------------------------------------------------------------
 
 def prompt_flags(rid: str) -> list[str]:
-    """A recipe's prompt checks (bench/promptcheck.py: flags) on its two sdists, without an environment: the base
+    """A recipe's prompt checks (suite/promptcheck.py: flags) on its two sdists, without an environment: the base
     sdist is the base, the fix's files and tests as in the fix sdist the reference and the hidden tests."""
-    from gatebench.bench.promptcheck import flags
-    from gatebench.bench.taskimport.files import is_test_module
+    from gatebench.suite.promptcheck import flags
+    from gatebench.suite.taskimport.files import is_test_module
     from gatebench.tree.globs import GlobSet
 
     r = load_recipe(rid)

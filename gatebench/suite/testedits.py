@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from gatebench.bench.tasks import TaskFiles
+from gatebench.suite.tasks import TaskFiles
 from gatebench.testguard import benchtests, pychecks
 
 # The one line every agent prompt ends with (composed in benchstate.bench_resolved, the binding the worker sends).

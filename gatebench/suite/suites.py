@@ -8,10 +8,10 @@ from pathlib import Path
 
 import yaml
 
-from gatebench.bench.recipes import ensure_tasks, recipe_paths, samples
-from gatebench.bench.tasks import task_ids
 from gatebench.errors import UsageError
 from gatebench.paths import project_root
+from gatebench.suite.recipes import ensure_tasks, recipe_paths, samples
+from gatebench.suite.tasks import task_ids
 
 SUITES = ("quick", "real", "real-sample", "ci", "all")
 

@@ -1,0 +1,1 @@
+"""The task suite: tasks, recipes, import, variants, mutants, selftest."""
