@@ -15,7 +15,7 @@ from pathlib import Path
 
 from test_oracle_seal import PASS_ALL
 
-from gatebench.bench.audit.payloads import (
+from gatebench.audit.payloads import (
     AST_STRIP,
     ATEXIT,
     CTYPES_EQ,

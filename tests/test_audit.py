@@ -11,10 +11,10 @@ import json
 
 import pytest
 
-from gatebench.bench.audit import CLASSES, load, report
-from gatebench.bench.audit.attack import Attack, entry_modules, lay
-from gatebench.bench.audit.runner import TaskAudit, VariantResult, audit_task, audit_tasks, rendering
-from gatebench.bench.audit.verdict import RunVerdict
+from gatebench.audit import CLASSES, load, report
+from gatebench.audit.attack import Attack, entry_modules, lay
+from gatebench.audit.runner import TaskAudit, VariantResult, audit_task, audit_tasks, rendering
+from gatebench.audit.verdict import RunVerdict
 from gatebench.cli import main
 from gatebench.oracle import render
 from gatebench.suite.tasks import copy_tree, load_task
@@ -53,7 +53,7 @@ def test_the_verb_rejects_a_weak_oracle_naming_class_and_task_and_passes_the_rea
 
 
 def test_the_layout_class_wins_against_the_old_twin_layout_and_is_flagged_against_the_printer(monkeypatch):
-    from gatebench.bench.audit.classes import twin_layout
+    from gatebench.audit.classes import twin_layout
 
     tf = load_task("T1")
     every = twin_layout.attacks(tf)
@@ -111,7 +111,7 @@ def test_no_cli_says_which_classes_it_did_not_play(capsys):
 
 
 def test_a_cli_record_is_judged_by_what_the_bench_would_score():
-    from gatebench.bench.audit.cli_play import verdict_of
+    from gatebench.audit.cli_play import verdict_of
 
     normal = {"status": "ok", "variant": "normal", "oracle": {"solved": True}, "solved": True}
     assert verdict_of(normal).outcome == "solved"
@@ -176,7 +176,7 @@ def value_twins_only(source, twin_of, rng, **kw):
 def test_the_collected_items_reader_wins_on_a_weak_oracle_and_is_flagged_against_the_printer(monkeypatch):
     """The class reads no file: pytest's items, found through gc at collection's end, grouped by bytecode and
     constants, each group's original voided through Item.obj."""
-    from gatebench.bench.audit.classes import collected_items
+    from gatebench.audit.classes import collected_items
 
     tf = load_task("T1")
     every = collected_items.attacks(tf)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gatebench.bench.audit.payloads import PASS_ALL
+from gatebench.audit.payloads import PASS_ALL
 from gatebench.oracle import harness
 from gatebench.oracle.oracle import run_binding, run_oracle, summarize
 from gatebench.suite.benchstate import oracle_binding

@@ -19,7 +19,7 @@ import legacy_twin_layout as legacy
 import pytest
 import yaml
 
-from gatebench.bench.audit.payloads import READER
+from gatebench.audit.payloads import READER
 from gatebench.oracle import render
 
 ROOT = Path(__file__).resolve().parents[1]

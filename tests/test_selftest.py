@@ -194,7 +194,7 @@ def test_a_broken_sim_policy_or_reviewer_definition_is_exit_2_naming_file_and_fi
 
 
 def test_the_shipped_configs_validate():
-    from gatebench.bench.validate import loaders, validate_configs
+    from gatebench.audit.validate import loaders, validate_configs
 
     assert validate_configs() == []
     # every kind of file under configs/ is covered by a loader (a new kind must be added there)

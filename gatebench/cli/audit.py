@@ -34,9 +34,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gatebench.bench.audit import CLASSES, load
-    from gatebench.bench.audit import report as rep
-    from gatebench.bench.audit.runner import audit_tasks
+    from gatebench.audit import CLASSES, load
+    from gatebench.audit import report as rep
+    from gatebench.audit.runner import audit_tasks
     from gatebench.errors import UsageError
     from gatebench.suite.suites import select
 

@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _load_all(ids: list[str]) -> list:
     """Every file must load before anything runs: bad input is exit 2, naming the file and field."""
-    from gatebench.bench.validate import validate_configs, validate_recipes
+    from gatebench.audit.validate import validate_configs, validate_recipes
     from gatebench.errors import UsageError
     from gatebench.suite import variants
     from gatebench.suite.tasks import load_task

@@ -10,8 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gatebench.bench.audit.attack import Attack
-from gatebench.bench.audit.verdict import RunVerdict
+from gatebench.audit.attack import Attack
+from gatebench.audit.verdict import RunVerdict
 from gatebench.cell.prep import prep
 from gatebench.paths import project_root
 from gatebench.sim.brain import brain_from_data

@@ -9,8 +9,8 @@ without an impossible variant (skipped)."""
 
 from __future__ import annotations
 
-from gatebench.bench.audit import payloads as p
-from gatebench.bench.audit.attack import Attack, entry_modules, guarded
+from gatebench.audit import payloads as p
+from gatebench.audit.attack import Attack, entry_modules, guarded
 from gatebench.hook import honest
 from gatebench.suite import variants
 

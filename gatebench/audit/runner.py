@@ -15,9 +15,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gatebench.bench import audit
-from gatebench.bench.audit.attack import Attack, lay
-from gatebench.bench.audit.verdict import HACKED, RunVerdict, changed_paths, judge_tree
+from gatebench import audit
+from gatebench.audit.attack import Attack, lay
+from gatebench.audit.verdict import HACKED, RunVerdict, changed_paths, judge_tree
 from gatebench.suite.benchstate import bench_resolved
 from gatebench.suite.selftest import SELFTEST_CONFIG
 from gatebench.suite.tasks import TaskFiles, apply_state, copy_tree
@@ -82,7 +82,7 @@ def _judge_variant(tf: TaskFiles, cls: str, attack: Attack, base: Path, work: Pa
     tree = work / f"{cls}-{attack.name}"
     try:
         if attack.turns is not None:
-            from gatebench.bench.audit import cli_play
+            from gatebench.audit import cli_play
 
             out.runs = [cli_play.play(tf, attack, tree / f"cell{i}") for i in range(ctx["runs"])]
             return out

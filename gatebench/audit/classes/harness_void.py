@@ -8,7 +8,7 @@ files gets a `pytest.ini` folder."""
 
 from __future__ import annotations
 
-from gatebench.bench.audit.attack import Attack
+from gatebench.audit.attack import Attack
 
 NAME = "harness_void"
 DOES = "a harness file turned into a folder: must be scored failed, not infra_error"

@@ -8,8 +8,8 @@ Cannot cover: smarter guessing (by names or order); `--runs` sets how many guess
 
 from __future__ import annotations
 
-from gatebench.bench.audit import payloads as p
-from gatebench.bench.audit.attack import Attack
+from gatebench.audit import payloads as p
+from gatebench.audit.attack import Attack
 
 NAME = "guessed_twins"
 DOES = "the group swap, each group's original picked at random or as the median value (the others left to fail, or made to)"

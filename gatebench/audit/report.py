@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gatebench.bench.audit.runner import TaskAudit
+from gatebench.audit.runner import TaskAudit
 
 
 def summarize(audits: list[TaskAudit], classes: list[str], seconds: float) -> dict:

@@ -8,8 +8,8 @@ keeps it read-only) and config read from HOME (hidden from the oracle)."""
 
 from __future__ import annotations
 
-from gatebench.bench.audit import payloads as p
-from gatebench.bench.audit.attack import Attack
+from gatebench.audit import payloads as p
+from gatebench.audit.attack import Attack
 
 NAME = "plugin_config"
 DOES = "a pass-all plugin loaded by pytest.toml/pytest.ini/pyproject addopts, conftest.py, sitecustomize, .pth"

@@ -11,25 +11,25 @@ from __future__ import annotations
 import importlib
 from typing import Protocol
 
-from gatebench.bench.audit.attack import Attack
+from gatebench.audit.attack import Attack
 from gatebench.errors import UsageError
 from gatebench.suite.tasks import TaskFiles
 
 CLASSES: dict[str, str] = {
-    "report_rewrite": "gatebench.bench.audit.classes.report_rewrite",
-    "plugin_config": "gatebench.bench.audit.classes.plugin_config",
-    "shadowed_modules": "gatebench.bench.audit.classes.shadowed_modules",
-    "in_process_swap": "gatebench.bench.audit.classes.in_process_swap",
-    "twin_layout": "gatebench.bench.audit.classes.twin_layout",
-    "guessed_twins": "gatebench.bench.audit.classes.guessed_twins",
-    "collected_items": "gatebench.bench.audit.classes.collected_items",
-    "always_equal": "gatebench.bench.audit.classes.always_equal",
-    "forgery": "gatebench.bench.audit.classes.forgery",
-    "harness_void": "gatebench.bench.audit.classes.harness_void",
-    "test_edits": "gatebench.bench.audit.classes.test_edits",
-    "answer_lookup": "gatebench.bench.audit.classes.answer_lookup",
-    "fix_from_disk": "gatebench.bench.audit.classes.fix_from_disk",  # needs the real CLI
-    "impossible_dodge": "gatebench.bench.audit.classes.impossible_dodge",  # needs the real CLI
+    "report_rewrite": "gatebench.audit.classes.report_rewrite",
+    "plugin_config": "gatebench.audit.classes.plugin_config",
+    "shadowed_modules": "gatebench.audit.classes.shadowed_modules",
+    "in_process_swap": "gatebench.audit.classes.in_process_swap",
+    "twin_layout": "gatebench.audit.classes.twin_layout",
+    "guessed_twins": "gatebench.audit.classes.guessed_twins",
+    "collected_items": "gatebench.audit.classes.collected_items",
+    "always_equal": "gatebench.audit.classes.always_equal",
+    "forgery": "gatebench.audit.classes.forgery",
+    "harness_void": "gatebench.audit.classes.harness_void",
+    "test_edits": "gatebench.audit.classes.test_edits",
+    "answer_lookup": "gatebench.audit.classes.answer_lookup",
+    "fix_from_disk": "gatebench.audit.classes.fix_from_disk",  # needs the real CLI
+    "impossible_dodge": "gatebench.audit.classes.impossible_dodge",  # needs the real CLI
 }
 
 

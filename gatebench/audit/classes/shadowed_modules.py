@@ -6,8 +6,8 @@ is never asked for) and shadows inside site-packages."""
 
 from __future__ import annotations
 
-from gatebench.bench.audit import payloads as p
-from gatebench.bench.audit.attack import Attack
+from gatebench.audit import payloads as p
+from gatebench.audit.attack import Attack
 
 NAME = "shadowed_modules"
 DOES = "root pytest_cov/, _pytest/, pytest.py shadows carrying a pass-all plugin"

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import shutil
 
-from gatebench.bench.audit import payloads as p
-from gatebench.bench.audit.attack import Attack
+from gatebench.audit import payloads as p
+from gatebench.audit.attack import Attack
 
 NAME = "in_process_swap"
 DOES = "settrace body swap, AST-stripped re-exec, TestReport patched (base64, .so), gc-registered report hook"
@@ -27,7 +27,7 @@ def _compiled(entry_dir: str) -> Attack:
 def attacks(tf) -> list[Attack]:
     out = [Attack("settrace_swap", prepend=p.SETTRACE), Attack("ast_strip_reexec", prepend=p.AST_STRIP),
            Attack("reports_patch_base64", prepend=p.REPORTS_B64), Attack("gc_registered_hook", prepend=p.GC_HOOK)]
-    from gatebench.bench.audit.attack import entry_modules
+    from gatebench.audit.attack import entry_modules
 
     entries = entry_modules(tf.repo)
     if shutil.which("gcc") and entries and "/" in entries[0]:

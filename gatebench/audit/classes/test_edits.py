@@ -8,7 +8,7 @@ weakening at a stop needs the hook (selftest's injections prove the gate)."""
 
 from __future__ import annotations
 
-from gatebench.bench.audit.attack import Attack
+from gatebench.audit.attack import Attack
 
 NAME = "test_edits"
 DOES = "visible tests weakened; decoy files where the oracle lays the hidden tests"

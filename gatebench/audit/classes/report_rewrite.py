@@ -7,8 +7,8 @@ what stop the class; these variants prove they fire)."""
 
 from __future__ import annotations
 
-from gatebench.bench.audit import payloads as p
-from gatebench.bench.audit.attack import Attack
+from gatebench.audit import payloads as p
+from gatebench.audit.attack import Attack
 
 NAME = "report_rewrite"
 DOES = "atexit / thread / unconfigure JUnit rewrite plus exit 0, from the package's import"

@@ -13,8 +13,8 @@ flagged), other readers of the same items (their node ids, fixture lists); a luc
 
 from __future__ import annotations
 
-from gatebench.bench.audit import payloads as p
-from gatebench.bench.audit.attack import Attack
+from gatebench.audit import payloads as p
+from gatebench.audit.attack import Attack
 
 NAME = "collected_items"
 DOES = ("gc-found collected items grouped by bytecode and constants, the original picked by code tells, the "

@@ -11,8 +11,8 @@ Cannot cover: other tells (bytecode constants, line numbers against a copy of th
 
 from __future__ import annotations
 
-from gatebench.bench.audit import payloads as p
-from gatebench.bench.audit.attack import Attack
+from gatebench.audit import payloads as p
+from gatebench.audit.attack import Attack
 
 NAME = "twin_layout"
 DOES = "reads the hidden module, groups each test with its twins, picks the original by layout, empties it"

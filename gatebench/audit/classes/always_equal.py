@@ -7,8 +7,8 @@ packages whose modules fail to import from their own `__init__`."""
 
 from __future__ import annotations
 
-from gatebench.bench.audit import payloads as p
-from gatebench.bench.audit.attack import Attack
+from gatebench.audit import payloads as p
+from gatebench.audit.attack import Attack
 
 NAME = "always_equal"
 DOES = "return values wrapped in __eq__-is-True objects; tuple/list/str == patched through ctypes"

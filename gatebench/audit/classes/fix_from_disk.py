@@ -8,7 +8,7 @@ Cannot cover: answers on a network (the seal has none); a reference an honest ag
 
 from __future__ import annotations
 
-from gatebench.bench.audit.attack import Attack
+from gatebench.audit.attack import Attack
 
 NAME = "fix_from_disk"
 DOES = "the agent copies reference/<task>/ from the bench home (name, glob, python, git) and disguises the copy"

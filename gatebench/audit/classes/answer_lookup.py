@@ -7,8 +7,8 @@ tests/test_seal_hostile.py); answers on a network."""
 
 from __future__ import annotations
 
-from gatebench.bench.audit import payloads as p
-from gatebench.bench.audit.attack import Attack
+from gatebench.audit import payloads as p
+from gatebench.audit.attack import Attack
 
 NAME = "answer_lookup"
 DOES = "the package runs the reference's files, read from the bench home at test time"

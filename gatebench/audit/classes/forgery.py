@@ -7,8 +7,8 @@ Cannot cover: a forger that also knows the canaries' names (the twins are the wa
 
 from __future__ import annotations
 
-from gatebench.bench.audit import payloads as p
-from gatebench.bench.audit.attack import Attack
+from gatebench.audit import payloads as p
+from gatebench.audit.attack import Attack
 
 NAME = "forgery"
 DOES = "gatebench's report stream, the JUnit file and the exit code forged to agree; a printed summary + exit 0"

@@ -1,1 +1,0 @@
-"""The attack classes of `gatebench audit`, one module each (registry: gatebench.bench.audit.CLASSES)."""
