@@ -123,7 +123,7 @@ def run_plugin_eval(plugin: Path, base_url: str, root: Path, *extra: str,
     cannot write its working directory (the run's sandbox denies writes to /tmp, seen on 2.1.332): scripted
     agents here write with the file tools.
     """
-    from gatebench.bench.plugineval import GATED_TOOLS
+    from gatebench.plugineval.plugineval import GATED_TOOLS
 
     claude = require_claude()
     home, tmp = root / "home", root / "tmp"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from gatebench.bench import eval_harness as eh
-from gatebench.bench.plugineval import ExportSpec, export
 from gatebench.models.plugineval import VERDICT_FILE
+from gatebench.plugineval import eval_harness as eh
+from gatebench.plugineval.plugineval import ExportSpec, export
 
 
 @pytest.fixture(autouse=True)

@@ -20,8 +20,8 @@ import pytest
 from cli_harness import fake_api, require_claude, run_plugin_eval
 from conftest import elsewhere, gatebench_cli
 
-from gatebench.bench.plugineval import ExportSpec, export
 from gatebench.models.plugineval import VERDICT_FILE
+from gatebench.plugineval.plugineval import ExportSpec, export
 from gatebench.sim.brain import ScriptBrain, first_user_text
 from gatebench.sim.sessions import SessionBrains
 
@@ -48,7 +48,7 @@ def private_runs(suite: Path, config: str) -> list[dict]:
 
 @pytest.mark.slow
 def test_export_then_plugin_eval_then_analyze_gives_intervals_and_the_paired_delta(tmp_path: Path):
-    from gatebench.bench.plugineval_sim import EvalSim
+    from gatebench.plugineval.plugineval_sim import EvalSim
 
     require_claude()
     suite = tmp_path / "suite"

@@ -11,9 +11,9 @@ import pytest
 import yaml
 from conftest import gatebench_cli
 
-from gatebench.bench.plugineval import ExportSpec, export, exposure, plugin_name
 from gatebench.errors import UsageError
 from gatebench.models.plugineval import VERDICT_FILE, CaseTemplate, ExportManifest
+from gatebench.plugineval.plugineval import ExportSpec, export, exposure, plugin_name
 
 
 def test_one_plugin_per_config_one_case_per_task_and_a_private_half_beside_them(tmp_path: Path, capsys):
@@ -89,7 +89,7 @@ def test_an_existing_folder_is_replaced_only_with_force_and_only_if_it_is_an_exp
 
 
 def test_a_failure_half_way_leaves_nothing(tmp_path: Path, monkeypatch):
-    import gatebench.bench.plugineval as pe
+    import gatebench.plugineval.plugineval as pe
 
     def boom(*a, **k):
         raise OSError("disk full")
@@ -111,7 +111,7 @@ def test_plugin_names_are_kebab_case_and_a_bench_home_outside_the_hidden_roots_i
 
 
 def test_a_bench_home_the_agent_could_read_is_refused_unless_allowed(tmp_path: Path, monkeypatch):
-    import gatebench.bench.plugineval as pe
+    import gatebench.plugineval.plugineval as pe
 
     monkeypatch.setattr(pe, "project_root", lambda: Path("/usr"))  # outside $HOME and the temp dirs
     monkeypatch.setattr(pe, "copy_tree", lambda *a: None)  # the refusal comes first; with the flag, no real copy

@@ -39,7 +39,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gatebench.bench.plugineval import ExportSpec, eval_command, export
+    from gatebench.plugineval.plugineval import ExportSpec, eval_command, export
 
     spec = ExportSpec(tasks=[t for g in args.tasks for t in g], configs=[c for g in args.configs for c in g],
                       out=args.out, runs=args.runs, max_turns=args.max_turns, timeout_s=args.timeout_s,

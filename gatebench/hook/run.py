@@ -395,7 +395,7 @@ def handle_stop(raw_stdin: str, state_arg: str | None) -> tuple[dict | None, dic
 
     Returns (output for Claude Code or None, the event; None if the hook itself crashed, which is
     decided fail-open, logged and said in `systemMessage`). The hook's entry point and the exported
-    plugin-eval harness (gatebench/bench/eval_harness.py) both run a stop through here.
+    plugin-eval harness (gatebench/plugineval/eval_harness.py) both run a stop through here.
     """
     try:
         output, event, state_dir = stop(raw_stdin, state_arg)

@@ -31,7 +31,7 @@ import sys
 import time
 
 if not __package__:
-    # Run as a script (`python -S .../gatebench/bench/eval_harness.py`): the checkout on the path.
+    # Run as a script (`python -S .../gatebench/plugineval/eval_harness.py`): the checkout on the path.
     sys.path[0] = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 VERDICT_FILE = ".vscode/gatebench-verdict"  # == gatebench.models.plugineval.VERDICT_FILE (no models import here)

@@ -8,7 +8,7 @@ task this server has seen (run n of every config plays the same first attempt, a
 agent played is saved per run to `<suite>/.gatebench/sim/<eval root>.json` (gatebench.models.plugineval.SimRun),
 where `gatebench analyze` finds it: the report then says the agent was simulated.
 
-`python -m gatebench.bench.plugineval_sim --tasks T1,T2 --suite OUT [--policy P] [--port-file F]` serves until
+`python -m gatebench.plugineval.plugineval_sim --tasks T1,T2 --suite OUT [--policy P] [--port-file F]` serves until
 SIGTERM (scripts/plugin_eval_demo starts one per `claude plugin eval` invocation).
 """
 
@@ -93,7 +93,7 @@ class EvalSim:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m gatebench.bench.plugineval_sim",
+    p = argparse.ArgumentParser(prog="python -m gatebench.plugineval.plugineval_sim",
                                 description="gatebench's sim agent as a fake Messages API for claude plugin eval")
     p.add_argument("--tasks", required=True, help="task ids, comma-separated")
     p.add_argument("--suite", type=Path, help="the exported suite (OUT): the sim's truth goes to OUT/.gatebench/sim/")

@@ -1,0 +1,1 @@
+"""Plugin eval: `claude plugin eval` run and read."""
