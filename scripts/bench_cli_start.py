@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 
-HEAVY = ("pydantic", "yaml", "gatebench.sim", "gatebench.bench", "gatebench.cell", "gatebench.matrix",
+HEAVY = ("pydantic", "yaml", "gatebench.sim", "gatebench.cell", "gatebench.matrix",
          "gatebench.suite", "gatebench.audit", "gatebench.plugineval", "gatebench.analyze", "gatebench.installer")
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 PKG = Path(__file__).resolve().parent.parent / "gatebench"
 
 # Higher imports lower, never the reverse (SPEC.md section 1). Packages of one rank do not import each other.
-RANK = {"cli": 14, "matrix": 13, "audit": 13, "plugineval": 13, "bench": 12, "cell": 12, "suite": 11,
+RANK = {"cli": 14, "matrix": 13, "audit": 13, "plugineval": 13, "cell": 12, "suite": 11,
         "analyze": 10, "installer": 10, "sim": 9, "review": 8, "models": 7, "hook": 6, "testguard": 5, "oracle": 4,
         "tree": 3, "claude_cli": 6.5, "common": 2, "leaf": 1}
 # The stop's path: what `python -m gatebench.hook` may import (standard library only).
@@ -101,7 +101,7 @@ def test_the_rules_catch_an_upward_import(tmp_path, monkeypatch):
             raise AssertionError(f"{check.__name__} accepted an upward import")
 
 
-HEAVY = ("pydantic", "yaml", "filelock", "gatebench.sim", "gatebench.bench", "gatebench.cell", "gatebench.matrix",
+HEAVY = ("pydantic", "yaml", "filelock", "gatebench.sim", "gatebench.cell", "gatebench.matrix",
          "gatebench.suite", "gatebench.audit", "gatebench.plugineval", "gatebench.analyze",
          "gatebench.installer", "gatebench.models", "gatebench.review")
 
