@@ -234,8 +234,9 @@ def _greater_as_subtests(text: str) -> str:
 
 REFACTORS = {
     "renamed": {"tests/test_subclass.py": lambda t: t.replace(USER_TEST, RENAMED)},
-    "moved to a new file": {"tests/test_subclass.py": lambda t: t.replace(USER_TEST, "\n"),
-                            "tests/test_subclass_compare.py": lambda t: "from semver import Version\n" + USER_TEST},
+    "moved to another file": {"tests/test_subclass.py": lambda t: t.replace(USER_TEST, "\n"),
+                              "tests/test_compare.py": lambda t: t + "\nfrom semver import Version  # noqa: E402\n"
+                              + USER_TEST},
     "split in two": {"tests/test_subclass.py": lambda t: t.replace(USER_TEST, SPLIT)},
     "parametrize cases into a table": {"tests/test_compare.py": _less_as_table},
     "parametrize cases into a subTest table": {"tests/test_compare.py": _greater_as_subtests},
@@ -256,6 +257,19 @@ def test_refactored_tests_with_the_fix_are_allowed_at_the_first_stop(tmp_path, c
     tests = {g["name"]: g for g in s[0]["gates"]}["tests"]["details"]
     assert tests["test_policy"]["findings"] == [] and tests["originals"] is None
     assert not s[0]["system_message"], s[0]["system_message"]
+
+
+def test_a_test_moved_to_a_file_the_test_command_never_runs_is_blocked_by_name(tmp_path, claude_bin):
+    # The command names two files; a test moved into a third no longer runs at any stop, so its checks are lost
+    # even though the source checks follow it (the fix beside it passes everything the command runs).
+    repo = semver_repo(tmp_path, user_test=True)
+    moved = "tests/test_subclass_compare.py"
+    turns = [read("tests/test_subclass.py"),
+             write("tests/test_subclass.py", (repo / "tests/test_subclass.py").read_text().replace(USER_TEST, "\n")),
+             write(moved, "from semver import Version\n" + USER_TEST), *fix(repo), say("Moved the test and fixed it.")]
+    _run, feedback, s = play(repo, {"steps": [{"on": "start", "turns": turns}]}, PROMPT)
+    assert s[0]["decision"] == "block", s
+    assert f"its checks moved to {moved}::test_compare_subclass_with_version, which the runner never ran" in feedback[0]
 
 
 def test_a_test_change_the_user_asked_for_passes_at_the_first_stop_and_the_user_is_told(tmp_path, claude_bin):
