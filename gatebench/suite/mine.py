@@ -26,6 +26,7 @@ from pathlib import Path
 
 import yaml
 
+from gatebench.common import proc
 from gatebench.errors import UsageError
 from gatebench.suite.taskimport.files import DEFAULT_TEST_GLOBS, is_test_module
 from gatebench.tree.globs import GlobSet
@@ -111,8 +112,7 @@ def release_notes(a: Path, b: Path, limit: int = 12) -> str:
 
 def pypi_versions(project: str) -> list[str]:
     """The project's releases, oldest first (`pip index versions`: pip's own client of the index)."""
-    r = subprocess.run([sys.executable, "-m", "pip", "index", "versions", project], capture_output=True, text=True,
-                       timeout=300)
+    r = proc.run([sys.executable, "-m", "pip", "index", "versions", project], cwd=os.getcwd(), timeout_s=300)
     m = re.search(r"Available versions:\s*(.+)", r.stdout)
     if r.returncode != 0 or not m:
         raise UsageError(f"{project}: pip index versions found no releases: {(r.stderr or r.stdout).strip()[-300:]}")
@@ -140,10 +140,10 @@ def run_selftest(tid: str, home: Path, suite: Path | None, timeout_s: float) -> 
     env = {**os.environ, "GATEBENCH_HOME": str(home), "GATEBENCH_ENV_CACHE": str(cache_dir())}
     if suite is not None:
         env["GATEBENCH_SUITE_DIR"] = str(suite)
-    try:
-        r = subprocess.run([sys.executable, "-m", "gatebench", "selftest", "--tasks", tid], env=env, capture_output=True,
-                           text=True, timeout=timeout_s, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
+    # proc.run owns the child's process group: on timeout the selftest's pytest and sandbox children die with it.
+    r = proc.run([sys.executable, "-m", "gatebench", "selftest", "--tasks", tid], cwd=os.getcwd(), env=env,
+                 timeout_s=timeout_s, stdin_text="")
+    if r.timed_out:
         return f"selftest --tasks {tid} did not end in {timeout_s:.0f} s"
     if r.returncode == 0:
         return ""
@@ -192,8 +192,8 @@ def download_sdist(project: str, version: str) -> Path:
         return hits[0]
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="gatebench-mine-dl-") as tmp:
-        r = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", project,
-                            f"{project}=={version}", "-d", tmp], capture_output=True, text=True, timeout=600)
+        r = proc.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", project,
+                      f"{project}=={version}", "-d", tmp], cwd=tmp, timeout_s=600)
         got = [p for p in Path(tmp).iterdir() if p.name.endswith((".tar.gz", ".zip", ".tar.bz2"))]
         if not got:
             raise UsageError(f"{project} {version}: pip download gave no sdist: {(r.stderr or r.stdout).strip()[-400:]}")
