@@ -182,6 +182,7 @@ DEFAULT_GLOBS = DEFAULT_TEST_GLOBS
 
 def download_sdist(project: str, version: str) -> Path:
     """The release's sdist in the sdist cache (recipes.sdist_cache), downloaded with pip when missing."""
+    from gatebench.suite.recipes import download_sdist as download
     from gatebench.suite.recipes import sdist_cache
 
     cache = sdist_cache()
@@ -190,16 +191,7 @@ def download_sdist(project: str, version: str) -> Path:
                                                         p.name)] if cache.is_dir() else []
     if hits:
         return hits[0]
-    cache.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="gatebench-mine-dl-") as tmp:
-        r = proc.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", project,
-                      f"{project}=={version}", "-d", tmp], cwd=tmp, timeout_s=600)
-        got = [p for p in Path(tmp).iterdir() if p.name.endswith((".tar.gz", ".zip", ".tar.bz2"))]
-        if not got:
-            raise UsageError(f"{project} {version}: pip download gave no sdist: {(r.stderr or r.stdout).strip()[-400:]}")
-        dest = cache / got[0].name
-        shutil.move(str(got[0]), dest)
-        return dest
+    return download(project, version, f"{project} {version}")
 
 
 def pkg_meta(tree: Path) -> dict[str, list[str]]:

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import yaml
 
+from gatebench.common import proc
 from gatebench.errors import UsageError
 from gatebench.models.loading import load_model
 from gatebench.models.recipe import Recipe, Sdist, SuiteSamples
@@ -100,25 +101,42 @@ def sha256_of(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+_SDIST_SUFFIXES = (".tar.gz", ".zip", ".tar.bz2")
+
+
+def download_sdist(project: str, version: str, where: str, name: str | None = None) -> Path:
+    """pip download of the release's sdist into `sdist_cache()`: the file `name`, or the one sdist pip gave when
+    None (`task mine`, which learns the name here). Its path in the cache."""
+    cache = sdist_cache()
+    cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="gatebench-sdist-") as tmp:
+        # `--no-binary PROJECT`, not `:all:`: the sdist of the project only; pip prepares its metadata with build
+        # dependencies as wheels (`:all:` built setuptools and the rest from source: minutes per sdist). proc.run
+        # owns pip's process group, so a timeout ends the build backend it started too.
+        r = proc.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", project,
+                      f"{project}=={version}", "-d", tmp], cwd=tmp, timeout_s=600)
+        said = (r.stderr or r.stdout).strip()
+        if name is None:
+            sdists = [p.name for p in Path(tmp).iterdir() if p.name.endswith(_SDIST_SUFFIXES)]
+            if not sdists:
+                raise UsageError(f"{where}: pip download gave no sdist: {said[-400:]}")
+            name = sdists[0]
+        elif not (Path(tmp) / name).is_file():
+            found = ", ".join(p.name for p in Path(tmp).iterdir()) or "nothing"
+            raise UsageError(f"{where}: pip download {project}=={version} gave {found}, not {name}: {said[-600:]}")
+        # Parallel materializers read the cache: the file appears whole or not at all.
+        path = cache / name
+        part = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.part")
+        shutil.move(str(Path(tmp) / name), part)
+        os.replace(part, path)
+        return path
+
+
 def fetch_sdist(project: str, sd: Sdist, where: str = "") -> Path:
     """The sdist file from the cache, else from PyPI (pip download); its hash must be the recipe's."""
     path = sdist_cache() / sd.file
     if not path.is_file():
-        sdist_cache().mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix="gatebench-sdist-") as tmp:
-            # `--no-binary PROJECT`, not `:all:`: the sdist of the project only; pip prepares its metadata with build
-            # dependencies as wheels (`:all:` built setuptools and the rest from source: minutes per sdist).
-            r = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", project,
-                                f"{project}=={sd.version}", "-d", tmp], capture_output=True, text=True, timeout=600)
-            got = Path(tmp) / sd.file
-            if not got.is_file():
-                found = ", ".join(p.name for p in Path(tmp).iterdir()) or "nothing"
-                raise UsageError(f"{where}: pip download {project}=={sd.version} gave {found}, not {sd.file}: "
-                                 f"{(r.stderr or r.stdout)[-600:]}")
-            # Parallel materializers read the cache: the file appears whole or not at all.
-            part = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.part")
-            shutil.move(str(got), part)
-            os.replace(part, path)
+        download_sdist(project, sd.version, where, sd.file)
     digest = sha256_of(path)
     if digest != sd.sha256:
         raise UsageError(f"{where}: {path} has sha256 {digest}, the recipe pins {sd.sha256}: the download is not the "
