@@ -125,6 +125,29 @@ def lay(copy: str, hidden_dir: str, dest: str, expected: list[str], opts: dict) 
     return plan
 
 
+def group_sizes(plan: Plan) -> dict[str, int]:
+    """Function id of each twinned test -> its group's size (the original and its twins)."""
+    out: dict[str, int] = {}
+    for file, names in plan.files.items():
+        for orig, twin in names.values():
+            fid = f"{file}::{orig}"
+            if fid in plan.kinds:
+                out[fid] = out.get(fid, 1) + twin
+    return out
+
+
+def guess_odds(plan: Plan, only: list[str] | None = None) -> float:
+    """The odds that a swap guessing each twinned group's original blindly is right in every group (`only`:
+    in those groups, an adaptive guesser's, which knows the original wherever the code passes it): the
+    product of 1/(group size). A negation group (2 members) counts 1/2 however the guess falls (SPEC
+    section 8); 1.0 when there is no group to guess."""
+    odds = 1.0
+    for fid, n in group_sizes(plan).items():
+        if only is None or fid in only:
+            odds /= n
+    return odds
+
+
 def rename_args(args: list[str], plan: Plan, dest: str) -> list[str]:
     """pytest arguments naming tests by node id (`path::test[params]`) made to name the renamed originals, and
     their twins beside them. Other arguments are kept."""
