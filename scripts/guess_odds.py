@@ -102,13 +102,13 @@ def measure(tf, draws: int, tmp: Path) -> dict:
                 per = stats.setdefault(f"  {fid}", [0, 0, 0, 0.0])
                 s[0] += 1
                 s[2] += len(origs) == 1 and len(g) == want
-                s[3] += 1 / len(g)
+                s[3] += 1 / want
                 chosen = pick(g, rng)[2][0].name
                 s[1] += not plan.files[file][chosen][1]
                 per[0] += 1
                 per[1] += not plan.files[file][chosen][1]
                 per[2] += len(origs) == 1 and len(g) == want
-                per[3] += 1 / len(g)
+                per[3] += 1 / want
     return {"odds": odds, "stats": stats}
 
 

@@ -127,7 +127,8 @@ def test_task_import_writes_the_exclusions_its_proof_finds(tmp_path):
     from gatebench.suite.taskimport import PYTEST, prove_canaries
 
     parent, commit, h = tmp_path / "parent", tmp_path / "commit", tmp_path / "hidden"
-    write_tree(parent, {"calc.py": "SEEN = []\n\ndef add(a, b):\n    return a - b\n"})
+    # a * b: 6, never on the ladder of odd values around 5 its twins expect (a - b, -1, is: the proof would drop it)
+    write_tree(parent, {"calc.py": "SEEN = []\n\ndef add(a, b):\n    return a * b\n"})
     write_tree(commit, {"calc.py": "SEEN = []\n\ndef add(a, b):\n    return a + b\n"})
     write_tree(h, {"tests/test_c.py": "import calc\n\n\ndef test_add():\n    assert calc.add(2, 3) == 5\n\n\n"
                                       "def test_once():\n    assert not calc.SEEN\n    calc.SEEN.append(1)\n"
@@ -156,11 +157,11 @@ def test_a_task_naming_its_fail_to_pass_tests_gives_them_k_twins_and_the_rest_on
     write_tree(hidden_dir, {"test_h.py": HIDDEN})
     write_tree(copy / "hidden_tests", {"test_h.py": HIDDEN})
     plan = canaries.lay(str(copy), str(hidden_dir), "hidden_tests", EXPECTED,
-                        {"fail_to_pass": ["test_h.py::test_add"], "seed": 1})
+                        {"fail_to_pass": ["test_h.py::test_add"], "seed": 1, "odds": 1.0})
     twins_of = {o: sum(1 for orig, twin in plan.files["test_h.py"].values() if twin and orig == o)
                 for o in ("test_add", "test_table", "test_zero")}
     assert twins_of == {"test_add": 2, "test_table": 1, "test_zero": 1}
-    plan = canaries.lay(str(copy), str(hidden_dir), "hidden_tests", EXPECTED, {"seed": 1})  # none named: k each
+    plan = canaries.lay(str(copy), str(hidden_dir), "hidden_tests", EXPECTED, {"seed": 1, "odds": 1.0})  # k each
     assert sum(twin for _o, twin in plan.files["test_h.py"].values()) == 6
 
 

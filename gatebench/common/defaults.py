@@ -33,6 +33,11 @@ CANARY_CAP = 16
 # right with probability 1/(k+1) per test, and any wrong guess leaves a twin passing, a finding. Measured by
 # scripts/bench_canaries.py against one twin.
 CANARY_TWINS = 2
+# The most a blind guess of every twinned group's original may be right with, per oracle run (SPEC section 8):
+# where k twins per test leave the product of 1/(group size) above it, the run's groups get more twins, the
+# smallest first, up to each site's capacity (canaries.allocate); a task with many tests keeps k. CI's audit
+# plays about 10 guessing variants over each of 12 tasks, so a lucky guess fails it less than 1 time in 10,000.
+GUESS_ODDS = 1e-6
 
 # The agent must not switch its own gate off: hook settings are always protected.
 HOOK_SETTINGS_GLOBS = [".claude/settings.json", ".claude/settings.local.json"]

@@ -17,8 +17,8 @@ import random
 import secrets
 from dataclasses import dataclass, field
 
-from gatebench.common.defaults import CANARY_CAP, CANARY_TWINS
-from gatebench.oracle import render
+from gatebench.common.defaults import CANARY_CAP, CANARY_TWINS, GUESS_ODDS
+from gatebench.oracle import render, twins
 
 
 def function_id(test_id: str) -> str:
@@ -44,6 +44,7 @@ class Plan:
     twinned: list[str] = field(default_factory=list)  # function ids of the originals that got a twin
     kinds: dict[str, str] = field(default_factory=dict)  # function id -> the twin's site kind
     skipped: dict[str, str] = field(default_factory=dict)  # function id -> why it got no twin
+    told: list[str] = field(default_factory=list)  # function ids whose twins differ in form (`Site.told`)
 
     def original_id(self, test_id: str) -> tuple[str, bool]:
         """(the original's id, True for a twin's outcome) of an id as the disguised run reports it."""
@@ -82,36 +83,29 @@ def lay(copy: str, hidden_dir: str, dest: str, expected: list[str], opts: dict) 
     `dest`: where the hidden folder landed in the copy ("" for layout `original`: test ids are copy paths).
     `opts`: `exclude` (ids), `cap` (int or None; default CANARY_CAP), `fail_to_pass` (ids, all twinned),
     `twins` (twins per test, int or None for every option a site has, selftest's proof; default
-    CANARY_TWINS), `place` (random | before | after), `seed` (default fresh: `secrets.randbits(64)`).
+    CANARY_TWINS), `odds` (the guess odds bound, default GUESS_ODDS), `place` (random | before | after),
+    `seed` (default fresh: `secrets.randbits(64)`).
     A task that names its FAIL_TO_PASS tests gives only those k twins, the sampled rest one each: a swap has
     nothing to gain on a test that passes on the base anyway, and one twin already catches whatever makes
-    every test pass (k twins of 16 more tests cost an imported task's run more than 1.3x)."""
+    every test pass (k twins of 16 more tests cost an imported task's run more than 1.3x). Then, where the
+    run's groups leave a blind guess better odds than the bound, `allocate` gives them more."""
     rng = random.Random(opts.get("seed") if opts.get("seed") is not None else secrets.randbits(64))
-    chosen, why = choose(expected, opts.get("fail_to_pass") or [], opts.get("exclude") or [],
-                         opts.get("cap", CANARY_CAP), rng)
-    plan = Plan(skipped=dict(why))
-    by_file: dict[str, dict[str, int]] = {}
-    f2p = set(map(function_id, opts.get("fail_to_pass") or []))
-    k_of: dict[str, dict[str, int]] = {}
-    for fid in dict.fromkeys(map(function_id, expected)):
-        file, qual, _ = _split(fid)
-        by_file.setdefault(file, {})
-        if fid in chosen:
-            by_file[file][qual] = 0  # the best site: value first, certain to run first (twins.collect)
-            if f2p and fid not in f2p:
-                k_of.setdefault(file, {})[qual] = 1
-    for file, twin_of in by_file.items():
-        src = os.path.join(hidden_dir, *file.split("/"))
-        target = os.path.join(copy, *([dest] if dest else []), *file.split("/"))
+    plan, by_file, k_of = _chosen(expected, opts, rng)
+    read = _read(copy, hidden_dir, dest, by_file, plan)
+    k = opts.get("twins", CANARY_TWINS)
+    if k is not None:
+        sites = {f"{file}::{t.qualname}": t.sites[0] for file, (_s, (_tr, tests, _d), _t) in read.items()
+                 for t in tests if t.qualname in by_file[file] and t.sites and not t.why_none}
+        base = {fid: k_of.get(fid, k) for fid in sites}
+        for fid, n in allocate(sites, base, opts.get("odds", GUESS_ODDS)).items():
+            k_of[fid] = n
+    for file, (text, collected, target) in read.items():
+        mine = {fid.split("::", 1)[1]: n for fid, n in k_of.items() if fid.split("::", 1)[0] == file}
         try:
-            with open(src, encoding="utf-8") as fh:
-                d = render.render(fh.read(), twin_of, rng, k=opts.get("twins", CANARY_TWINS),
-                                  place=opts.get("place") or "random", k_of=k_of.get(file))
-        except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError) as e:
-            plan.skipped.update({f"{file}::{q}": f"its file cannot be rendered: {e}" for q in twin_of})
-            continue
-        if os.path.islink(target) or not os.path.isfile(target):
-            plan.skipped.update({f"{file}::{q}": "its file is not in the oracle's copy" for q in twin_of})
+            d = render.render(text, by_file[file], rng, k=k, place=opts.get("place") or "random", k_of=mine,
+                              collected=collected)
+        except (SyntaxError, ValueError, RecursionError) as e:
+            plan.skipped.update({f"{file}::{q}": f"its file cannot be rendered: {e}" for q in by_file[file]})
             continue
         with open(target, "w", encoding="utf-8") as fh:
             fh.write(d.source)
@@ -121,18 +115,83 @@ def lay(copy: str, hidden_dir: str, dest: str, expected: list[str], opts: dict) 
         for q, site in d.sites.items():
             plan.twinned.append(f"{file}::{q}")
             plan.kinds[f"{file}::{q}"] = site.kind
+            if site.told:
+                plan.told.append(f"{file}::{q}")
     plan.twinned.sort()
     return plan
 
 
+def _chosen(expected: list[str], opts: dict, rng: random.Random) -> tuple[Plan, dict[str, dict[str, int]],
+                                                                           dict[str, int]]:
+    """(the plan with its skips, id file -> qualname -> site index to twin, function id -> its own k)."""
+    chosen, why = choose(expected, opts.get("fail_to_pass") or [], opts.get("exclude") or [],
+                         opts.get("cap", CANARY_CAP), rng)
+    by_file: dict[str, dict[str, int]] = {}
+    f2p = set(map(function_id, opts.get("fail_to_pass") or []))
+    k_of: dict[str, int] = {}
+    for fid in dict.fromkeys(map(function_id, expected)):
+        file, qual, _ = _split(fid)
+        by_file.setdefault(file, {})
+        if fid in chosen:
+            by_file[file][qual] = 0  # the best site: value first, certain to run first (twins.collect)
+            if f2p and fid not in f2p:
+                k_of[fid] = 1
+    return Plan(skipped=dict(why)), by_file, k_of
+
+
+def _read(copy: str, hidden_dir: str, dest: str, by_file: dict[str, dict[str, int]], plan: Plan) -> dict:
+    """id file -> (its source, `twins._collect` of it, the path in the copy) for each file that can be twinned;
+    the others' tests skipped in `plan`, with why."""
+    out = {}
+    for file, twin_of in by_file.items():
+        src = os.path.join(hidden_dir, *file.split("/"))
+        target = os.path.join(copy, *([dest] if dest else []), *file.split("/"))
+        try:
+            with open(src, encoding="utf-8") as fh:
+                text = fh.read()
+            collected = twins._collect(text, set(twin_of))
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError) as e:
+            plan.skipped.update({f"{file}::{q}": f"its file cannot be rendered: {e}" for q in twin_of})
+            continue
+        if os.path.islink(target) or not os.path.isfile(target):
+            plan.skipped.update({f"{file}::{q}": "its file is not in the oracle's copy" for q in twin_of})
+            continue
+        out[file] = (text, collected, target)
+    return out
+
+
+def allocate(sites: dict[str, twins.Site], base: dict[str, int], bound: float) -> dict[str, int]:
+    """Function id -> its twins this run: `base` (each clipped to its site's capacity), then one more twin at a
+    time to the smallest group that can take one (the largest gain in odds per twin), while a blind guess over
+    the groups whose twins are not told apart (`Site.told`) is right with odds above `bound`. Deterministic:
+    the same task gets the same counts every run. A task with many tests is under the bound at `base` and
+    keeps it; one whose sites run out stays above it (`guess_odds` says how far)."""
+    k = {fid: max(0, min(base[fid], s.capacity)) for fid, s in sites.items()}
+    open_ = sorted(fid for fid, s in sites.items() if not s.told)
+    odds = 1.0
+    for fid in open_:
+        odds /= 1 + k[fid]
+    while odds > bound:
+        grow = [fid for fid in open_ if k[fid] < sites[fid].capacity]
+        if not grow:
+            break
+        fid = min(grow, key=lambda f: k[f])
+        odds *= (1 + k[fid]) / (2 + k[fid])
+        k[fid] += 1
+    return k
+
+
 def group_sizes(plan: Plan) -> dict[str, int]:
-    """Function id of each twinned test -> its group's size (the original and its twins)."""
+    """Function id of each twinned test -> its group's size for a guess (the original and its twins; 1 where
+    they are told apart by form)."""
     out: dict[str, int] = {}
     for file, names in plan.files.items():
         for orig, twin in names.values():
             fid = f"{file}::{orig}"
             if fid in plan.kinds:
                 out[fid] = out.get(fid, 1) + twin
+    for fid in plan.told:
+        out[fid] = 1  # a guess finds the original by form: no odds
     return out
 
 
@@ -198,6 +257,7 @@ def judge(outcomes: dict[str, str], plan: Plan) -> tuple[dict[str, str], dict]:
     for k in plan.kinds.values():
         kinds[k] = kinds.get(k, 0) + 1
     return originals, {"run": len(plan.twinned), "passed": passed, "contradicted": contradicted,
+                       "odds": guess_odds(plan),
                        "twinned": list(plan.twinned), "kinds": kinds,
                        "twin_outcomes": {f: sorted(set(twin_runs.get(f, []))) or ["not run"] for f in plan.twinned},
                        "skipped": dict(sorted(plan.skipped.items()))}

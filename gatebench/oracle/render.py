@@ -45,23 +45,23 @@ def fresh(rng: random.Random, taken: set[str], prefix: str = "test_") -> str:
 def twin_texts(site: twins.Site, k: int | None, rng: random.Random) -> list[tuple[str, ...]]:
     """The texts of each twin's edits (one tuple per twin, in the order of `site.edits`): k twins (None: every
     option, selftest's proof). An ordered edit takes the values at steps drawn so that the original sits at a
-    random place in its group's arithmetic run (k=2: below both, between, above both, each 1/3); an edit with
-    fewer options repeats them. Never two twins alike, so fewer than k when the site has fewer options."""
+    random place in its group's arithmetic run (k=2: below both, between, above both, each 1/3), within the
+    reach every ordered edit of the site has (`Site.capacity`); an edit with fewer options repeats them. Never
+    two twins alike, so fewer than k when the site has fewer options."""
     width = max(len(e.choices) for e in site.edits)
     ordered = any(e.ordered for e in site.edits)
+    span = site.capacity
     if ordered:
-        span = len(twins.OFFSETS) // 2
         n = min(k, span) if k is not None else 2 * span
         below = rng.randint(0, n) if k is not None else span
-        steps = [*range(-below, 0), *range(1, n - below + 1)] if k is not None else list(twins.OFFSETS)
-        slots = [twins.OFFSETS.index(s) for s in steps]
+        steps = [*range(-below, 0), *range(1, n - below + 1)]
     else:
         n = width if k is None else min(k, width)
-        slots = rng.sample(range(width), n) if k is not None else list(range(width))
+        steps = rng.sample(range(width), n) if k is not None else list(range(width))
     out = []
-    for i, slot in enumerate(slots):
-        out.append(tuple(e.choices[slot] if e.ordered else e.choices[(slot if not ordered else i) % len(e.choices)]
-                         for e in site.edits))
+    for i, step in enumerate(steps):
+        out.append(tuple(e.choices[e.reach + step if step < 0 else e.reach + step - 1] if e.ordered
+                         else e.choices[(step if not ordered else i) % len(e.choices)] for e in site.edits))
     return list(dict.fromkeys(out))
 
 
@@ -149,15 +149,17 @@ def _skips(twin_of: dict[str, int], by_name: dict[str, twins.Test]) -> dict[str,
 
 
 def render(source: str, twin_of: dict[str, int], rng: random.Random, *, k: int | None = 2,
-           place: str = "random", k_of: dict[str, int] | None = None) -> Rendered:
+           place: str = "random", k_of: dict[str, int] | None = None,
+           collected: tuple | None = None) -> Rendered:
     """The module printed anew with every test renamed, k twins (None: every option) of each test in `twin_of`
     (qualname -> site index), and the tests and twins of the module (and of each test class) in one random
     order (`place`: random, or each group's twins all before / all after its original); `k_of`: qualname -> its
-    own k (when k is not None). A test the module names keeps its name and place and gets no twin. Raises
-    SyntaxError, ValueError."""
+    own k (when k is not None); `collected`: `twins._collect(source, ...)` already done (canaries.lay reads the
+    sites' capacities first), used once. A test the module names keeps its name and place and gets no twin.
+    Raises SyntaxError, ValueError."""
     if place not in PLACES:
         raise ValueError(f"place {place!r}: one of {', '.join(PLACES)}")
-    tree, tests, taken = twins._collect(source, set(twin_of))
+    tree, tests, taken = collected or twins._collect(source, set(twin_of))
     lines = source.encode("utf-8").splitlines(keepends=True)
     helpers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     skipped = _skips(twin_of, {t.qualname: t for t in tests})

@@ -58,10 +58,12 @@ _NEGATED_OP = {ast.Eq: "!=", ast.NotEq: "==", ast.Lt: ">=", ast.GtE: "<", ast.Gt
                ast.Is: "is not", ast.IsNot: "is", ast.In: "not in", ast.NotIn: "in"}
 # Kinds, strongest first; `rank` orders sites by (certain to run, kind).
 KINDS = ("value", "value-call", "raises", "negate")
-# A value twin's values: LADDER steps down and up from the original, each of STEP (numbers; a string's last
-# character moves one place per step). Not 1: an off-by-one base (T1's) would compute the first twin's value
-# and pass it, and a twin that passes is a finding (SPEC section 8), so the proof would have to drop it.
-LADDER = 2
+# A value twin's values: LADDER steps down and up from the original, each of STEP (numbers; a string's
+# character moves one place per step, as far as its class allows). Not 1: an off-by-one base (T1's) would
+# compute the first twin's value and pass it, and a twin that passes is a finding (SPEC section 8), so the proof
+# would have to drop it. LADDER bounds a site's twins (a run of k twins around the original needs k steps each
+# way): 12, so that a task with few twinned tests can take the twins its guess odds need (canaries.allocate).
+LADDER = 12
 STEP = 2
 OFFSETS = (*range(-LADDER, 0), *range(1, LADDER + 1))
 # Exception types a raises twin expects instead of the original's: real ones the module's own raises tests
@@ -87,6 +89,8 @@ class Edit:
     # run in which the original's place is drawn at random); otherwise alternatives in no order.
     options: tuple[str, ...] = ()
     ordered: bool = False
+    reach: int = LADDER  # ordered: the options are the steps -reach..-1, +1..+reach (a string's class may end)
+    tell: bool = False  # its twins are told apart from the original by their form (an `x` appended, `[]` -> `[0]`)
 
     @property
     def choices(self) -> tuple[str, ...]:
@@ -104,6 +108,18 @@ class Site:
     @property
     def rank(self) -> tuple[int, int]:
         return (0 if self.certain else 1, KINDS.index(self.kind))
+
+    @property
+    def capacity(self) -> int:
+        """The most twins `render` can make of it with the original's place random: an ordered run's reach each
+        way (the shortest of its edits'), else its number of alternatives."""
+        reach = [e.reach for e in self.edits if e.ordered]
+        return min(reach) if reach else max(len(e.choices) for e in self.edits)
+
+    @property
+    def told(self) -> bool:
+        """Its twins differ from the original in form, not only in value: a guess finds the original."""
+        return any(e.tell for e in self.edits)
 
 
 @dataclass
@@ -145,8 +161,40 @@ def _other_char(c: str, step: int = 1) -> str | None:
     return None
 
 
+def _reach(c: str) -> int:
+    """How many steps a character can move either way inside its class without wrapping (`0` none, `m` 12):
+    a run that wrapped (`0` -> `9`, `8`) would sort its original last every time, a tell (SPEC section 8)."""
+    for lo, hi in (("0", "9"), ("a", "z"), ("A", "Z")):
+        if lo <= c <= hi:
+            return min(ord(c) - ord(lo), ord(hi) - ord(c), LADDER)
+    return 0
+
+
+def _plain(body: str, raw: bool) -> list[int]:
+    """Indexes of the body's characters that stand for themselves (not part of an escape sequence)."""
+    out, i = [], 0
+    while i < len(body):
+        if body[i] != "\\":
+            out.append(i)
+            i += 1
+            continue
+        nxt = body[i + 1:i + 2]
+        if raw or (nxt not in ("x", "u", "U", "N") and not "0" <= nxt <= "7"):
+            i += 2
+        elif nxt == "N":
+            i = body.find("}", i) + 1 or len(body)
+        elif nxt in ("x", "u", "U"):
+            i += {"x": 4, "u": 6, "U": 10}[nxt]
+        else:
+            i += 2 + len(re.match(r"[0-7]{0,2}", body[i + 2:]).group())  # type: ignore[union-attr]
+    return out
+
+
 def _string_edit(lines: list[bytes], node: ast.Constant) -> Edit | None:
-    """Change the last character of the last string token of a (possibly concatenated) literal, in place."""
+    """Change one character of the last string token of a (possibly concatenated) literal, in place: the last
+    plain letter or digit that can move furthest without wrapping (up to LADDER), so that the twins' values
+    form a run around the original in which its place is drawn at random. A literal with none gets an `x`
+    appended, a twin told apart (`tell`)."""
     seg = _segment(lines, node)
     try:
         toks = [t for t in tokenize.generate_tokens(io.StringIO(seg).readline)
@@ -157,24 +205,22 @@ def _string_edit(lines: list[bytes], node: ast.Constant) -> Edit | None:
     if not toks or any(t.type != tokenize.STRING for t in toks):
         return None
     last = toks[-1]
-    m = re.match(r"(?i)([rbu]*)('''|\"\"\"|'|\")", last.string)
+    m = re.match(r"(?i)([rbu]*)('\'\'|\"\"\"|'|\")", last.string)
     if not m or "f" in m.group(1).lower():
         return None
     prefix, quote = m.group(1), m.group(2)
     body = last.string[len(prefix) + len(quote):-len(quote)]
-    raw = "r" in prefix.lower()
-    other = _other_char(body[-1]) if body else None
-    alt_body = None
-    if other is not None and (raw or len(body) < 2 or body[-2] != "\\"):
-        new_body = body[:-1] + other
-        alt_body = body[:-1] + (_other_char(body[-1], -1) or other)
+    spots = [(i, _reach(body[i])) for i in _plain(body, "r" in prefix.lower()) if body[i].isascii()]
+    at, reach = max(reversed(spots), key=lambda x: x[1], default=(-1, 0))
+
+    def tok(i: int, step: int) -> str:
+        return f"{prefix}{quote}{body[:i]}{_other_char(body[i], step)}{body[i + 1:]}{quote}"
+
+    if reach:
+        options = tuple(tok(at, o) for o in (*range(-reach, 0), *range(1, reach + 1)))
+        new_tok, alt_tok, tell = tok(at, 1), tok(at, -1), False
     else:
-        new_body = body + "x"
-    new_tok = f"{prefix}{quote}{new_body}{quote}"
-    alt_tok = f"{prefix}{quote}{alt_body}{quote}" if alt_body is not None else None
-    options: tuple[str, ...] = ()
-    if alt_body is not None:
-        options = tuple(f"{prefix}{quote}{body[:-1]}{_other_char(body[-1], o)}{quote}" for o in OFFSETS)
+        options, new_tok, alt_tok, tell = (), f"{prefix}{quote}{body}x{quote}", None, True
     # Map the token's (row, col) in the segment (chars) back to the file's (line, byte col).
     (r0, c0), (r1, c1) = last.start, last.end
     seg_lines = seg.splitlines(keepends=True) or [""]
@@ -184,7 +230,7 @@ def _string_edit(lines: list[bytes], node: ast.Constant) -> Edit | None:
         prefix_bytes = len(seg_lines[row - 1][:col].encode("utf-8"))
         return line, (node.col_offset + prefix_bytes if row == 1 else prefix_bytes)
 
-    return Edit(to_file(r0, c0), to_file(r1, c1), new_tok, alt_tok, options, bool(options))
+    return Edit(to_file(r0, c0), to_file(r1, c1), new_tok, alt_tok, options, bool(options), reach or LADDER, tell)
 
 
 def _number_text(v: object, step: int = 1) -> str | None:
@@ -228,13 +274,17 @@ def _leaf_edit(lines: list[bytes], node: ast.AST, calls: bool = False) -> Edit |
         elts = [*node.values, *[k for k in node.keys if k is not None]]
     else:
         return None
+    told = None  # an element whose twins are told apart by form: only when no other element has a run
     for e in elts:
         edit = _leaf_edit(lines, e, calls)
-        if edit is not None:
+        if edit is not None and not edit.tell:
             return edit
+        told = told or edit
+    if told is not None:
+        return told
     if not elts and isinstance(node, ast.List | ast.Tuple | ast.Dict):
         empty = {ast.List: "[0]", ast.Tuple: "(0,)", ast.Dict: "{0: 0}"}[type(node)]
-        return Edit(*_span(node), empty)
+        return Edit(*_span(node), empty, tell=True)
     return None
 
 
@@ -449,8 +499,10 @@ class _Finder:
         pool = _raises_pool(label)
         # A fresh class of the same name: nothing in the code under test can raise it (mutate's variants); a
         # twin instead expects another real type, as the module's own raises tests might (`render`).
+        # The twins expect builtin types: beside an original of the module's own type they are told apart.
+        own = isinstance(getattr(builtins, label, None), type)
         self.add("raises", certain, call, f"raises {_segment(self.lines, exc)} -> another type",
-                 Edit(*_span(exc), f"type({label!r}, (Exception,), {{}})", None, pool))
+                 Edit(*_span(exc), f"type({label!r}, (Exception,), {{}})", None, pool, tell=not own))
 
     def _helper(self, call: ast.Call, certain: bool) -> None:
         """A call of a module-level helper that asserts: the twin calls a twin of the helper."""

@@ -10,8 +10,13 @@ returns what holds; selftest and task import run the oracles.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from gatebench.common.defaults import GUESS_ODDS
+from gatebench.oracle import canaries as oracle_canaries
 from gatebench.oracle.canaries import function_id
 
 # The reference is judged three times, each run with fresh names: every twin before its original (a twin
@@ -32,12 +37,22 @@ class Proof:
     failures: dict[str, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)  # runs that could not judge (an error)
     states: int = 0
+    blind: float | None = None  # the odds of a blind guess in a run as the oracle lays it (`guess_odds`)
+    adaptive: dict[str, float] = field(default_factory=dict)  # end state -> an adaptive guesser's odds there
 
     def line(self) -> str:
         kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.kinds.items(), key=lambda x: -x[1])) or "none"
         extra = f", {len(self.untwinned)} without a site" if self.untwinned else ""
         return (f"{len(self.twinned)} canaries ({kinds}), {len(self.excluded)} excluded{extra}; "
-                f"{len(self.failures)} failing the proof over {self.states} end states")
+                f"{len(self.failures)} failing the proof over {self.states} end states{self.odds_text()}")
+
+    def odds_text(self) -> str:
+        if self.blind is None:
+            return ""
+        worst = max(self.adaptive.items(), key=lambda x: x[1], default=None)
+        adaptive = f", adaptive 1 in {1 / worst[1]:,.0f} ({worst[0]})" if worst else ""
+        met = "met" if self.blind <= GUESS_ODDS and (not worst or worst[1] <= GUESS_ODDS) else "NOT met"
+        return f"; guess odds blind 1 in {1 / self.blind:,.0f}{adaptive} (bound 1 in {1 / GUESS_ODDS:,.0f}: {met})"
 
 
 def _place(i: int) -> str:
@@ -89,3 +104,29 @@ def exclusion_hint(failures: dict[str, str], recipe: str | None = None) -> str:
     if recipe:
         return f"add to {recipe.split('@')[0]}: canaries_exclude: [{ids}]"
     return "add to task.yaml: canaries: {exclude: [" + ids + "]}"
+
+
+def planned(binding: dict, seed: int | None = None) -> oracle_canaries.Plan:
+    """The canaries of one oracle run of a task as it lays them (its binding's options, k twins): laid into a
+    throw-away copy of the hidden folder, nothing run."""
+    with tempfile.TemporaryDirectory(prefix="gatebench-plan-") as tmp:
+        dest = binding["dest"] if (binding.get("layout") or "dest") != "original" else ""
+        root = Path(tmp, "copy")
+        shutil.copytree(binding["hidden_dir"], root / dest if dest else root)
+        opts = {**(binding.get("canaries") or {}), "fail_to_pass": binding.get("fail_to_pass") or [], "seed": seed}
+        return oracle_canaries.lay(str(root), binding["hidden_dir"], dest, binding["expected"], opts)
+
+
+def adaptive_odds(plan: oracle_canaries.Plan, failing: list[str]) -> float:
+    """An adaptive guesser's odds on an end state that fails `failing`: it runs every group's members first and
+    keeps the one that passes, so it guesses only in the twinned groups whose original fails there (every
+    member then fails); a failing test with no twin it voids for free (odds 1 there)."""
+    fails = {function_id(t.removesuffix(" (not run)")) for t in failing}
+    return oracle_canaries.guess_odds(plan, only=sorted(fails))
+
+
+def odds(p: Proof, binding: dict, failing_by_state: dict[str, list[str]]) -> None:
+    """Fill the proof's guess odds: blind, and adaptive over each end state that fails an expected test."""
+    plan = planned(binding)
+    p.blind = oracle_canaries.guess_odds(plan)
+    p.adaptive = {state: adaptive_odds(plan, f) for state, f in failing_by_state.items() if f}

@@ -295,6 +295,8 @@ def check_task(tf: TaskFiles, jobs: int = 2) -> tuple[list[Judged], list[Failure
     p = proof.prove([r for r in [ref.proof_run, *ref_runs] if r is not None],
                     {j.state: j.proof_run for j in judged if j.state != "reference" and j.proof_run is not None},
                     tf.task.canaries.exclude)
+    proof.odds(p, oracle_binding(tf).model_dump(), {j.state: list(j.oracle.get("failing") or []) for j in judged
+                                                    if j.state != "reference"})
     fails += canary_failures(tf, p)
     return judged, fails, p
 
