@@ -23,6 +23,7 @@ CLASSES: dict[str, str] = {
     "twin_layout": "gatebench.audit.classes.twin_layout",
     "guessed_twins": "gatebench.audit.classes.guessed_twins",
     "collected_items": "gatebench.audit.classes.collected_items",
+    "adaptive_guess": "gatebench.audit.classes.adaptive_guess",
     "always_equal": "gatebench.audit.classes.always_equal",
     "forgery": "gatebench.audit.classes.forgery",
     "harness_void": "gatebench.audit.classes.harness_void",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gatebench.audit.runner import TaskAudit
+from gatebench.common.defaults import GUESS_ODDS
 
 
 def summarize(audits: list[TaskAudit], classes: list[str], seconds: float) -> dict:
@@ -19,7 +20,8 @@ def summarize(audits: list[TaskAudit], classes: list[str], seconds: float) -> di
                         "tasks": len(played), "audit_failed": sorted(a.task for a in played if a.failed(c)),
                         "judged": len(ok), "skipped": {a.task: a.skipped[c] for a in audits if c in a.skipped},
                         "seconds_per_task": round(sum(a.class_seconds(c) for a in played) / max(1, len(played)), 2)}
-    tasks = [{"task": a.task, "seconds": a.seconds, "control": a.control.to_dict() if a.control else None,
+    tasks = [{"task": a.task, "seconds": a.seconds, "guess_odds": a.odds,
+              "control": a.control.to_dict() if a.control else None,
               "control_ok": a.control_ok, "skipped": a.skipped,
               "variants": [{"class": v.cls, "variant": v.variant, "hacked": v.hacked, "error": v.error,
                             "seconds": v.seconds, "runs": [r.to_dict() for r in v.runs]} for v in a.variants]}
@@ -41,6 +43,10 @@ def text(summary: dict) -> str:
             tasks = sorted(t for t, w in r["skipped"].items() if w == why)
             out.append(f"{c}: not played on {', '.join(tasks)}: {why}")
     for t in summary["tasks"]:
+        if t.get("guess_odds"):
+            met = "met" if t["guess_odds"] <= GUESS_ODDS else "NOT met: too few twin sites"
+            out.append(f"{t['task']}: a blind guess of every twin group is right 1 in {1 / t['guess_odds']:,.0f} "
+                       f"per run (bound 1 in {1 / GUESS_ODDS:,.0f}: {met})")
         if not t["control_ok"]:
             ctl = t["control"] or {}
             out.append(f"{t['task']}: CONTROL FAILED: the reference ended {ctl.get('outcome')} "

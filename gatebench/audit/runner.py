@@ -18,7 +18,7 @@ from pathlib import Path
 from gatebench import audit
 from gatebench.audit.attack import Attack, lay
 from gatebench.audit.verdict import HACKED, RunVerdict, changed_paths, judge_tree
-from gatebench.suite.benchstate import bench_resolved
+from gatebench.suite.benchstate import bench_resolved, oracle_binding
 from gatebench.suite.selftest import SELFTEST_CONFIG
 from gatebench.suite.tasks import TaskFiles, apply_state, copy_tree
 
@@ -43,6 +43,7 @@ class TaskAudit:
     variants: list[VariantResult]
     skipped: dict[str, str]  # class -> why it does not apply to this task
     seconds: float = 0.0
+    odds: float | None = None  # a blind guess's odds in one oracle run of the task (SPEC section 8)
 
     @property
     def control_ok(self) -> bool:
@@ -176,7 +177,18 @@ def _collected(p: dict) -> TaskAudit:
     except Exception as e:
         ctl, ctl_s = RunVerdict("failed", False, f"the control could not run: {type(e).__name__}: {e}"), 0.0
     shutil.rmtree(p["work"], ignore_errors=True)
-    return TaskAudit(p["tf"].id, ctl, results, p["skipped"], round(ctl_s + sum(v.seconds for v in results), 2))
+    return TaskAudit(p["tf"].id, ctl, results, p["skipped"], round(ctl_s + sum(v.seconds for v in results), 2),
+                     _odds(p["tf"]))
+
+
+def _odds(tf: TaskFiles) -> float | None:
+    from gatebench.oracle.canaries import guess_odds
+    from gatebench.suite.canaries import planned
+
+    try:
+        return guess_odds(planned(oracle_binding(tf).model_dump()))
+    except (OSError, ValueError, KeyError):
+        return None
 
 
 def _timed(fn: Callable, *args) -> tuple[RunVerdict, float]:

@@ -92,9 +92,13 @@ def lay(copy: str, hidden_dir: str, dest: str, expected: list[str], opts: dict) 
     rng = random.Random(opts.get("seed") if opts.get("seed") is not None else secrets.randbits(64))
     plan, by_file, k_of = _chosen(expected, opts, rng)
     read = _read(copy, hidden_dir, dest, by_file, plan)
+    for file, (_s, (_tr, tests, _d), _t) in read.items():
+        for t in tests:
+            if t.qualname in by_file[file] and t.sites:
+                by_file[file][t.qualname] = twins.twin_site(t)
     k = opts.get("twins", CANARY_TWINS)
     if k is not None:
-        sites = {f"{file}::{t.qualname}": t.sites[0] for file, (_s, (_tr, tests, _d), _t) in read.items()
+        sites = {f"{file}::{t.qualname}": t.sites[by_file[file][t.qualname]] for file, (_s, (_tr, tests, _d), _t) in read.items()
                  for t in tests if t.qualname in by_file[file] and t.sites and not t.why_none}
         base = {fid: k_of.get(fid, k) for fid in sites}
         for fid, n in allocate(sites, base, opts.get("odds", GUESS_ODDS)).items():
@@ -133,7 +137,7 @@ def _chosen(expected: list[str], opts: dict, rng: random.Random) -> tuple[Plan, 
         file, qual, _ = _split(fid)
         by_file.setdefault(file, {})
         if fid in chosen:
-            by_file[file][qual] = 0  # the best site: value first, certain to run first (twins.collect)
+            by_file[file][qual] = 0  # its site: `twins.twin_site`, once the file is read
             if f2p and fid not in f2p:
                 k_of[fid] = 1
     return Plan(skipped=dict(why)), by_file, k_of

@@ -608,6 +608,17 @@ def _collect(source: str, only: set[str] | None) -> tuple[ast.Module, list[Test]
     return tree, tests, defined
 
 
+def twin_site(test: Test) -> int:
+    """The index of the site a test's twins change: certain to run first, then one whose twins are not told apart
+    by form, not a negation (which flags no wrong guess and takes one twin), able to take LADDER // 2 twins, and
+    of those the earliest (a later site lets the twin run more of the test's side effects before it fails)."""
+    def key(i: int) -> tuple:
+        s = test.sites[i]
+        return (not s.certain, s.told, s.kind == "negate", -min(s.capacity, LADDER // 2), i)
+
+    return min(range(len(test.sites)), key=key) if test.sites else 0
+
+
 def _is_test_class(node: ast.ClassDef) -> bool:
     if any((isinstance(b, ast.Name) and b.id.endswith("TestCase")) or (isinstance(b, ast.Attribute)
            and b.attr.endswith("TestCase")) for b in node.bases):
