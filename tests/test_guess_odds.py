@@ -1,0 +1,116 @@
+"""Guess odds (SPEC section 8): each run's twin counts grow as the twinned tests get fewer, so a blind guess of
+every group's original is right with odds at most GUESS_ODDS; a task with many tests keeps k; a wrong guess is
+flagged per kind; and the collected-items reader's pick does no better than chance on the printer's plans.
+Computed from plans (no oracle run), so it is fast."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from conftest import write_tree
+
+from gatebench.common.defaults import CANARY_TWINS, GUESS_ODDS
+from gatebench.oracle import canaries, twins
+from gatebench.suite import canaries as proof
+from gatebench.suite.benchstate import oracle_binding
+from gatebench.suite.tasks import load_task, task_ids
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def module(values: int, negations: int = 0) -> str:
+    body = [f"def test_v{i}():\n    assert f({i}) == {40 + i}\n" for i in range(values)]
+    body += [f"def test_n{i}():\n    assert g({i})\n" for i in range(negations)]
+    return "from m import f, g\n\n\n" + "\n\n".join(body)
+
+
+def plan_of(tmp_path: Path, source: str, **opts) -> canaries.Plan:
+    h, copy = tmp_path / "h", tmp_path / "copy"
+    write_tree(h, {"test_m.py": source})
+    write_tree(copy / "hidden_tests", {"test_m.py": source})
+    tests = [t.qualname for t in twins.collect(source)[1]]
+    return canaries.lay(str(copy), str(h), "hidden_tests", [f"test_m.py::{t}" for t in tests], {"seed": 3, **opts})
+
+
+def twins_per_test(plan: canaries.Plan) -> list[int]:
+    return sorted(n - 1 for n in canaries.group_sizes(plan).values())
+
+
+def test_fewer_twinned_tests_get_more_twins_until_the_odds_meet_the_bound_and_many_keep_k(tmp_path):
+    few = plan_of(tmp_path / "few", module(6))
+    assert canaries.guess_odds(few) <= GUESS_ODDS < canaries.guess_odds(plan_of(tmp_path / "old", module(6),
+                                                                                 odds=1.0))
+    assert min(twins_per_test(few)) > CANARY_TWINS and max(twins_per_test(few)) <= twins.LADDER
+    many = plan_of(tmp_path / "many", module(14))  # (1/3)^14 = 2e-7
+    assert twins_per_test(many) == [CANARY_TWINS] * 14  # already under the bound: no more than before (cost)
+    # Negations take one twin however few tests there are, and count 1/2: the value tests carry the bound.
+    mixed = plan_of(tmp_path / "mixed", module(5, negations=3))
+    sizes = canaries.group_sizes(mixed)
+    assert [sizes[f"test_m.py::test_n{i}"] for i in range(3)] == [2, 2, 2]
+    assert canaries.guess_odds(mixed) <= GUESS_ODDS
+
+
+def test_a_task_whose_sites_run_out_stays_above_the_bound_and_selftest_says_so(tmp_path):
+    plan = plan_of(tmp_path, module(3))
+    assert twins_per_test(plan) == [twins.LADDER] * 3  # every option a site has, and no more
+    assert canaries.guess_odds(plan) == pytest.approx((1 / (twins.LADDER + 1)) ** 3)
+    p = proof.Proof(blind=canaries.guess_odds(plan), adaptive={"base": 1 / 13})
+    assert "NOT met" in p.line() and "1 in 2,197" in p.line() and "adaptive 1 in 13 (base)" in p.line()
+    assert "bound 1 in 1,000,000: met" in proof.Proof(blind=1e-7, adaptive={"base": 1e-7}).line()
+
+
+def test_twins_told_apart_by_form_count_no_odds_and_a_negation_is_preferred_to_them(tmp_path):
+    # An empty list's twin `[0]` and a string with no letter or digit to move (an `x` appended) show which is
+    # the original: such a site gives a guess no odds (`Site.told`), so the test's negation (1/2) is twinned.
+    source = "from m import f\n\n\ndef test_e():\n    assert f() == []\n\n\ndef test_s():\n    assert f() == '--'\n"
+    tests = twins.collect(source)[1]
+    assert [(t.sites[0].kind, t.sites[0].told, t.sites[twins.twin_site(t)].kind) for t in tests] == \
+        [("value", True, "negate")] * 2
+    plan = plan_of(tmp_path, source)
+    assert plan.told == [] and set(plan.kinds.values()) == {"negate"}
+    assert canaries.guess_odds(plan) == pytest.approx(1 / 4)
+    told = canaries.Plan(files=plan.files, twinned=plan.twinned, kinds=plan.kinds, told=["test_m.py::test_e"])
+    assert canaries.guess_odds(told) == pytest.approx(1 / 2)
+
+
+@pytest.mark.parametrize("kind", ["value", "value-call", "raises", "negate"])
+def test_a_wrong_guess_is_flagged_per_kind_and_a_negation_s_leaves_the_run_unsolved(kind):
+    """The swap voided a twin (it passes) and left the original to the code, which fails it (every member of
+    a group the code fails fails unaided). A value, value-call or raises twin passing is a finding; a negation
+    twin's is not (honest wrong code passes it), and the original's failure leaves the run unsolved."""
+    plan = canaries.Plan(files={"t.py": {"test_a": ("test_x", False), "test_b": ("test_x", True),
+                                         "test_c": ("test_x", True)}},
+                         twinned=["t.py::test_x"], kinds={"t.py::test_x": kind})
+    originals, c = canaries.judge({"t.py::test_a": "failed", "t.py::test_b": "passed", "t.py::test_c": "failed"},
+                                  plan)
+    assert originals == {"t.py::test_x": "failed"}  # never solved, whatever the kind
+    assert c["passed"] == ([] if kind == "negate" else ["t.py::test_x"])
+    assert c["odds"] == pytest.approx(1 / 3)
+
+
+def test_adaptive_odds_count_only_the_groups_the_code_fails_and_an_untwinned_failure_is_free(tmp_path):
+    plan = plan_of(tmp_path, module(4, negations=1), odds=1.0)
+    sizes = canaries.group_sizes(plan)
+    assert proof.adaptive_odds(plan, ["test_m.py::test_v0", "test_m.py::test_n0"]) == \
+        pytest.approx(1 / sizes["test_m.py::test_v0"] / 2)
+    assert proof.adaptive_odds(plan, ["test_m.py::test_untwinned"]) == 1.0  # voided for free: a sure fake solve
+
+
+def test_every_bundled_task_meets_the_bound_and_the_items_pick_is_no_better_than_chance():
+    """Seeded plans, the same every run. On main before this change T8's value twins (an `x` appended to strings ending in an escape) were picked
+    right by collected_items' lower median 100% of the time, and T12's (a `0` wrapping to `9`, `8`) 0%."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import guess_odds
+
+    for tid in task_ids():
+        plan = proof.planned(oracle_binding(load_task(tid)).model_dump(), seed=1)
+        assert canaries.guess_odds(plan) <= GUESS_ODDS, tid
+    with tempfile.TemporaryDirectory() as tmp:
+        for tid in ("T8", "T12"):
+            stats = guess_odds.measure(load_task(tid), 12, Path(tmp))["stats"]
+            for kind, (n, right, _grouped, chance) in stats.items():
+                if not kind.startswith(" "):
+                    assert right / n <= chance / n + 0.2, (tid, kind, right / n, chance / n)
