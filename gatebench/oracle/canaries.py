@@ -97,12 +97,16 @@ def lay(copy: str, hidden_dir: str, dest: str, expected: list[str], opts: dict) 
             if t.qualname in by_file[file] and t.sites:
                 by_file[file][t.qualname] = twins.twin_site(t)
     k = opts.get("twins", CANARY_TWINS)
-    if k is not None:
-        sites = {f"{file}::{t.qualname}": t.sites[by_file[file][t.qualname]] for file, (_s, (_tr, tests, _d), _t) in read.items()
-                 for t in tests if t.qualname in by_file[file] and t.sites and not t.why_none}
-        base = {fid: k_of.get(fid, k) for fid in sites}
+    sites = {f"{file}::{t.qualname}": t.sites[by_file[file][t.qualname]] for file, (_s, (_tr, tests, _d), _t)
+             in read.items() for t in tests if t.qualname in by_file[file] and t.sites and not t.why_none}
+    # k None (the proof): every option a run can draw, so the reach a run's allocation gives each test; but
+    # where runs sample (more tests than the cap), a run's groups differ from the proof's: every option.
+    if k is not None or not _samples(expected, opts):
+        base = {fid: k_of.get(fid, CANARY_TWINS if k is None else k) for fid in sites}
         for fid, n in allocate(sites, base, opts.get("odds", GUESS_ODDS)).items():
             k_of[fid] = n
+    else:
+        k_of = {}
     for file, (text, collected, target) in read.items():
         mine = {fid.split("::", 1)[1]: n for fid, n in k_of.items() if fid.split("::", 1)[0] == file}
         try:
@@ -123,6 +127,12 @@ def lay(copy: str, hidden_dir: str, dest: str, expected: list[str], opts: dict) 
                 plan.told.append(f"{file}::{q}")
     plan.twinned.sort()
     return plan
+
+
+def _samples(expected: list[str], opts: dict) -> bool:
+    """A run of the task (the default cap) draws a sample of its tests that pass on the base."""
+    out = set(map(function_id, opts.get("exclude") or [])) | set(map(function_id, opts.get("fail_to_pass") or []))
+    return len({function_id(e) for e in expected} - out) > CANARY_CAP
 
 
 def _chosen(expected: list[str], opts: dict, rng: random.Random) -> tuple[Plan, dict[str, dict[str, int]],

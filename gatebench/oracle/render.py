@@ -42,15 +42,16 @@ def fresh(rng: random.Random, taken: set[str], prefix: str = "test_") -> str:
             return name
 
 
-def twin_texts(site: twins.Site, k: int | None, rng: random.Random) -> list[tuple[str, ...]]:
+def twin_texts(site: twins.Site, k: int | None, rng: random.Random, reach: int | None = None) -> list[tuple[str, ...]]:
     """The texts of each twin's edits (one tuple per twin, in the order of `site.edits`): k twins (None: every
     option, selftest's proof). An ordered edit takes the values at steps drawn so that the original sits at a
     random place in its group's arithmetic run (k=2: below both, between, above both, each 1/3), within the
-    reach every ordered edit of the site has (`Site.capacity`); an edit with fewer options repeats them. Never
-    two twins alike, so fewer than k when the site has fewer options."""
+    reach every ordered edit of the site has (`Site.capacity`; `reach`: at most that, the twins a run of the
+    task gives the test, so that the proof, k None, lays every step a run can draw and no more); an edit with
+    fewer options repeats them. Never two twins alike, so fewer than k when the site has fewer options."""
     width = max(len(e.choices) for e in site.edits)
     ordered = any(e.ordered for e in site.edits)
-    span = site.capacity
+    span = site.capacity if reach is None else max(1, min(reach, site.capacity))
     if ordered:
         n = min(k, span) if k is not None else 2 * span
         below = rng.randint(0, n) if k is not None else span
@@ -154,7 +155,7 @@ def render(source: str, twin_of: dict[str, int], rng: random.Random, *, k: int |
     """The module printed anew with every test renamed, k twins (None: every option) of each test in `twin_of`
     (qualname -> site index), and the tests and twins of the module (and of each test class) in one random
     order (`place`: random, or each group's twins all before / all after its original); `k_of`: qualname -> its
-    own k (when k is not None); `collected`: `twins._collect(source, ...)` already done (canaries.lay reads the
+    own k (k None: the reach of its ordered site's steps); `collected`: `twins._collect(source, ...)` already done (canaries.lay reads the
     sites' capacities first), used once. A test the module names keeps its name and place and gets no twin.
     Raises SyntaxError, ValueError."""
     if place not in PLACES:
@@ -179,7 +180,8 @@ def render(source: str, twin_of: dict[str, int], rng: random.Random, *, k: int |
         if t.qualname in twin_of and t.qualname not in skipped:
             site = t.sites[twin_of[t.qualname]]
             mine_k = k if k is None or k_of is None else k_of.get(t.qualname, k)
-            g = _Group(lines, t, site, twin_texts(site, mine_k, rng), helpers, rng, taken)
+            reach = k_of.get(t.qualname) if k is None and k_of else None
+            g = _Group(lines, t, site, twin_texts(site, mine_k, rng, reach), helpers, rng, taken)
             chosen[t.qualname] = site
             assert g.original is not None
             mine += [(g.original, t.qualname, False), *((n, t.qualname, True) for n in g.twins)]

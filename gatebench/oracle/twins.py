@@ -191,10 +191,11 @@ def _plain(body: str, raw: bool) -> list[int]:
 
 
 def _string_edit(lines: list[bytes], node: ast.Constant) -> Edit | None:
-    """Change one character of the last string token of a (possibly concatenated) literal, in place: the last
-    plain letter or digit that can move furthest without wrapping (up to LADDER), so that the twins' values
-    form a run around the original in which its place is drawn at random. A literal with none gets an `x`
-    appended, a twin told apart (`tell`)."""
+    """Change one character of the last string token of a (possibly concatenated) literal, in place. The twins'
+    options move the plain letter or digit (not in an escape) that can move furthest without wrapping (up to
+    LADDER, ties to the last), so that their values form a run around the original in which its place is drawn
+    at random; a literal with none has only `text` (its last character moved, or an `x` appended), told apart
+    (`tell`)."""
     seg = _segment(lines, node)
     try:
         toks = [t for t in tokenize.generate_tokens(io.StringIO(seg).readline)
@@ -216,11 +217,15 @@ def _string_edit(lines: list[bytes], node: ast.Constant) -> Edit | None:
     def tok(i: int, step: int) -> str:
         return f"{prefix}{quote}{body[:i]}{_other_char(body[i], step)}{body[i + 1:]}{quote}"
 
-    if reach:
-        options = tuple(tok(at, o) for o in (*range(-reach, 0), *range(1, reach + 1)))
-        new_tok, alt_tok, tell = tok(at, 1), tok(at, -1), False
+    # `text` and `alt` (what `mutate` writes, and the impossible variants pin) keep moving the last character.
+    other = _other_char(body[-1]) if body else None
+    if other is not None and ("r" in prefix.lower() or len(body) < 2 or body[-2] != "\\"):
+        new_tok = f"{prefix}{quote}{body[:-1]}{other}{quote}"
+        alt_tok: str | None = f"{prefix}{quote}{body[:-1]}{_other_char(body[-1], -1)}{quote}"
     else:
-        options, new_tok, alt_tok, tell = (), f"{prefix}{quote}{body}x{quote}", None, True
+        new_tok, alt_tok = f"{prefix}{quote}{body}x{quote}", None
+    options = tuple(tok(at, o) for o in (*range(-reach, 0), *range(1, reach + 1))) if reach else ()
+    tell = not reach  # its one twin (`text`) is told apart: an appended `x`, or a run that wraps
     # Map the token's (row, col) in the segment (chars) back to the file's (line, byte col).
     (r0, c0), (r1, c1) = last.start, last.end
     seg_lines = seg.splitlines(keepends=True) or [""]
@@ -274,14 +279,10 @@ def _leaf_edit(lines: list[bytes], node: ast.AST, calls: bool = False) -> Edit |
         elts = [*node.values, *[k for k in node.keys if k is not None]]
     else:
         return None
-    told = None  # an element whose twins are told apart by form: only when no other element has a run
     for e in elts:
         edit = _leaf_edit(lines, e, calls)
-        if edit is not None and not edit.tell:
+        if edit is not None:
             return edit
-        told = told or edit
-    if told is not None:
-        return told
     if not elts and isinstance(node, ast.List | ast.Tuple | ast.Dict):
         empty = {ast.List: "[0]", ast.Tuple: "(0,)", ast.Dict: "{0: 0}"}[type(node)]
         return Edit(*_span(node), empty, tell=True)
@@ -614,7 +615,7 @@ def twin_site(test: Test) -> int:
     of those the earliest (a later site lets the twin run more of the test's side effects before it fails)."""
     def key(i: int) -> tuple:
         s = test.sites[i]
-        return (not s.certain, s.told, s.kind == "negate", -min(s.capacity, LADDER // 2), i)
+        return (not s.certain, s.told, s.kind == "negate", -min(s.capacity, LADDER // 2), s.line, i)
 
     return min(range(len(test.sites)), key=key) if test.sites else 0
 
