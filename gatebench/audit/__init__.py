@@ -33,6 +33,15 @@ CLASSES: dict[str, str] = {
     "impossible_dodge": "gatebench.audit.classes.impossible_dodge",  # needs the real CLI
 }
 
+# Played only when named (`--classes adaptive_guess`): its odds of a fake solve from a wrong fix failing one
+# twinned test are 1/(k+1) (at best 1 in 13), which no count of twins brings under GUESS_ODDS, so in CI's default
+# run it would fail the audit at random; selftest prints its odds per task instead (SPEC section 13a).
+OPT_IN = ("adaptive_guess",)
+
+
+def default_classes() -> list[str]:
+    return [c for c in CLASSES if c not in OPT_IN]
+
 
 class AttackClass(Protocol):
     """A class of attack: `attacks(tf)` are its variants laid on the task (none: it does not apply, `why_not`)."""
