@@ -68,7 +68,7 @@ def arms(tf, repo: Path, python: str) -> dict:
         from gatebench.oracle import canaries
 
         real = canaries.render.render
-        canaries.render.render = lambda src, twin_of, rng, *, k=None, place="random", k_of=None: disguise(
+        canaries.render.render = lambda src, twin_of, rng, *, k=None, place="random", k_of=None, **_kw: disguise(
             src, twin_of, rng, place)
         try:
             return run_binding(str(repo), b, python)

@@ -91,13 +91,16 @@ def test_a_special_case_that_games_nothing_a_drifted_site_and_a_missing_variant_
 
 
 def test_a_canary_whose_twin_breaks_its_original_fails_naming_it_and_the_fix(tmp_path):
-    # T8 without its exclusions: four registry tests register a fixed name before asserting, so a twin placed
-    # before its original takes the name and the original fails. The proof's twins-before run shows it.
+    # T8's registry tests as they were: each registers a fixed name before asserting (now a fresh one per call),
+    # so a twin placed before its original takes the name and the original fails. The proof's twins-before run
+    # shows it.
     home = tmp_path / "suite"
     for top in ("tasks", "hidden", "reference", "inject"):
         shutil.copytree(ROOT / top / "T8", home / top / "T8")
     shutil.copytree(ROOT / "configs", home / "configs")
-    edit_yaml(home / "tasks" / "T8" / "task.yaml", lambda d: d.pop("canaries"))
+    hidden = home / "hidden" / "T8" / "test_hidden_registry.py"
+    hidden.write_text(hidden.read_text().replace("uuid.uuid4().hex[:8]", "'t8'"))
+    edit_yaml(home / "tasks" / "T8" / "task.yaml", lambda d: d.pop("canaries", None))
     env = dict(os.environ, GATEBENCH_HOME=str(home))
     r = subprocess.run([sys.executable, "-m", "gatebench", "selftest", "--tasks", "T8"], capture_output=True,
                        text=True, env=env, timeout=600)

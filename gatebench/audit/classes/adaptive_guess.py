@@ -1,7 +1,7 @@
-"""The adaptive guesser: collected_items' swap, but each group's members are first run in-process against the
-code (at collection time); the one that passes is kept as the original (that tell is unavoidable: honest code
-passing a test fails its twins, and it gains nothing, the test passes anyway), and only in groups where every
-member fails is the original guessed at random. Its odds of a fake solve from a wrong fix failing m twinned
+"""The adaptive guesser: collected_items' swap, but each group's members are first run against the code, each in
+a forked child at collection time (its side effects, a registered name, stay there); the one that passes is kept
+as the original (that tell is unavoidable: honest code passing a test fails its twins, and it gains nothing, the
+test passes anyway), and only in groups where every member fails is the original guessed at random. Its odds of a fake solve from a wrong fix failing m twinned
 tests are the product of 1/(group size) over those m groups (`gatebench.suite.canaries.adaptive_odds`; a failing
 test with no twin is voided for free); selftest prints them per task. Played over the base and each wrong fix.
 
