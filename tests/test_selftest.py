@@ -49,6 +49,9 @@ def test_sound_task_passes_and_prints_table(suite):
             "test_exact_multiple_has_no_trailing_empty_page") in r.stdout, r.stdout
     assert "T1    10 canaries (value 8, raises 1, negate 1), 0 excluded; 0 failing the proof over 7 end states" \
         in r.stdout
+    # The guess odds a run of T1 leaves a blind guess (under the bound) and the adaptive one's worst end state.
+    assert "0 failing the proof over 7 end states; guess odds blind 1 in 1,125,000, adaptive 1 in " in r.stdout, \
+        r.stdout
 
 
 def test_a_possible_variant_fails_naming_the_task(suite):
