@@ -121,6 +121,38 @@ def test_hook_import_is_stdlib_only():
     assert r.stdout.strip() == "[]"
 
 
+# What a no-gate stop may load beyond a bare `python -S` (issue 35): its own modules, and the few C or frozen
+# ones they need. `json` (with re, enum, functools, collections), subprocess, typing or importlib would each
+# cost every stop milliseconds.
+STOP_MODULES = {"__future__", "_collections_abc", "_json", "_stat", "fcntl", "gc", "genericpath", "itertools", "os",
+                "os.path", "posixpath", "select", "stat", "marshal", "hashlib", "_hashlib", "_blake2"}  # the last
+# four: the walker's stat cache, and the hash of the file that changed
+STOP_PACKAGES = ("gatebench.hook", "gatebench.tree", "gatebench.common")
+
+
+def test_a_no_gate_stop_imports_only_the_stop(calc_repo):
+    """The installed command, run with -X importtime: every module the stop loads is listed on stderr."""
+    from conftest import gatebench_cli
+
+    gatebench_cli("install", str(calc_repo), "--config", "none")
+    state = state_of(calc_repo)
+    (calc_repo / "calc.py").write_text(FIXED)
+    settings = json.loads((calc_repo / ".claude" / "settings.local.json").read_text())
+    cmd = settings["hooks"]["Stop"][0]["hooks"][0]["command"].replace(" -S ", " -S -X importtime ", 1)
+    bare = subprocess.run([sys.executable, "-S", "-X", "importtime", "-c", "pass"], capture_output=True, text=True)
+    r = subprocess.run(["sh", "-c", cmd], input=hook_input(calc_repo), capture_output=True, text=True, timeout=60)
+    ev = json.loads((state / "events.jsonl").read_text().splitlines()[-1])
+    assert ev["diff"]["changed"] == ["calc.py"] and ev["decision"] == "allow" and not ev["errors"]
+
+    def loaded(stderr: str) -> set[str]:
+        return {line.rsplit("|", 1)[1].strip() for line in stderr.splitlines() if line.startswith("import time:")}
+
+    extra = loaded(r.stderr) - loaded(bare.stderr) - {"cumulative"}
+    assert "gatebench.tree.snapshot" in extra  # the probe saw the stop's own imports
+    unexpected = sorted(m for m in extra if m not in STOP_MODULES and not m.startswith(STOP_PACKAGES) and m != "gatebench")
+    assert unexpected == [], " ".join(unexpected)
+
+
 def test_installed_no_change_is_nudged_once_per_prompt(installed):
     """A question needs no change: in a developer's repo the no-change block comes once, then passes."""
     from conftest import gatebench_cli

@@ -101,3 +101,27 @@ def test_globs_keep_star_inside_a_segment():
     assert g.match("tests/test_a.py") and not g.match("tests/sub/test_a.py")
     assert g.match("conftest.py") and g.match("a/b/conftest.py")
     assert g.match("x/y.orig") and not g.match("x/y.origin")
+
+
+def test_globs_without_a_regex_answer_as_the_regex_does():
+    """The no-gate stop matches its protected globs without importing `re` (issue 35): every shortcut (suffix,
+    name, affix `test_*.py`, literal path, literal folder `tests/**`) gives translate's regex's answer."""
+    import itertools
+    import re
+
+    from gatebench.tree.globs import _sort, translate
+
+    patterns = ["**/*.py", "*.orig", "conftest.py", "**/conftest.py", "test_*.py", "**/*_test.py", "a*b", "ab*b", "*",
+                ".claude/settings.json", "tests/**", "a/b/**", "/**", "pytest.ini", "a\nb/**", "tests/*.py",
+                "**/test_*", "a?c", "[ab]/**", "x/**/y.py", "**"]
+    forms = _sort(patterns)
+    assert all(forms[k] for k in ("suffix", "name", "affix", "literal", "prefix", "rest"))  # every shortcut is met
+    segs = ["a", "b", "ab", "a.b", "test_x.py", "x_test.py", "tests", "conftest.py", ".py", "test_", "a\nb",
+            "settings.json", ".claude", "pytest.ini", "y.py", "x", "acb", "a.orig"]
+    paths = ["/".join(c) for n in (1, 2, 3) for c in itertools.product(segs, repeat=n)]
+    for p in patterns:
+        g, rx = GlobSet([p]), re.compile(translate(p))
+        wrong = [path for path in paths if g.match(path) != bool(rx.fullmatch(path))]
+        wrong += [path for path in paths if GlobSet([p + "/**"]).prunes(path) != bool(rx.fullmatch(path))]
+        assert not wrong, (p, wrong[:5])
+    assert GlobSet(["tests/**"]).match("tests/a") and not GlobSet(["tests/**"]).match("tests/a\nb")

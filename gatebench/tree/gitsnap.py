@@ -135,20 +135,40 @@ def _kill_live() -> None:
         _drop_files(stem)
 
 
-def _reap(pid: int, stem: str) -> tuple[int, bytes, bytes]:
-    if _deadline is None:
-        _, status = os.waitpid(pid, 0)
-    else:
+def _wait(pid: int, deadline: float | None) -> int | None:
+    """`pid`'s wait status, or None if it still runs at `deadline`. Through a pidfd where the kernel has them,
+    so the stop wakes the moment git exits (a 2 ms poll costs a stop ~1 ms on average)."""
+    if deadline is None:
+        return os.waitpid(pid, 0)[1]
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):  # not Linux >= 5.3: poll
         while True:
             got, status = os.waitpid(pid, os.WNOHANG)
             if got:
-                break
-            if time.monotonic() > _deadline:
-                _kill_live()  # this git and any other of the snapshot: `current` then drops their locks
-                from gatebench.common.util import OutOfTime
-
-                raise OutOfTime("the stop's time budget ran out while git was snapshotting the work tree")
+                return status
+            if time.monotonic() > deadline:
+                return None
             time.sleep(0.002)
+    import select
+
+    try:
+        p = select.poll()
+        p.register(fd, select.POLLIN)
+        if not p.poll(max(deadline - time.monotonic(), 0) * 1000):
+            return None
+    finally:
+        os.close(fd)
+    return os.waitpid(pid, 0)[1]
+
+
+def _reap(pid: int, stem: str) -> tuple[int, bytes, bytes]:
+    status = _wait(pid, _deadline)
+    if status is None:
+        _kill_live()  # this git and any other of the snapshot: `current` then drops their locks
+        from gatebench.common.util import OutOfTime
+
+        raise OutOfTime("the stop's time budget ran out while git was snapshotting the work tree")
     _live.pop(pid, None)
     out = []
     for ext in (".out", ".err", ".in"):

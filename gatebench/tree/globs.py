@@ -57,6 +57,35 @@ def translate(pattern: str) -> str:
 _MAGIC = set("*?[")
 
 
+def _sort(patterns: list[str]) -> dict[str, list]:
+    """Patterns by the test that decides them without a regex (the same answer as translate's regex):
+    suffix `**/*.py`, name `**/conftest.py`, affix `**/test_*.py` (name starts and ends so), literal path
+    `a/b.txt`, prefix `tests/**` (a literal folder); `rest` need the regex."""
+    out: dict[str, list] = {"suffix": [], "name": [], "affix": [], "literal": [], "prefix": [], "rest": []}
+    for p in patterns:
+        q = p if "/" in p else "**/" + p
+        tail = q[3:]
+        one_name = q.startswith("**/") and "/" not in tail
+        if one_name and tail.startswith("*") and not _MAGIC & set(tail[1:]):
+            out["suffix"].append(tail[1:])
+        elif one_name and not _MAGIC & set(tail):
+            out["name"].append(tail)
+        elif one_name and tail.count("*") == 1 and not set("?[") & set(tail):
+            out["affix"].append(tuple(tail.split("*")))
+        elif "/" in p and not _MAGIC & set(p):
+            out["literal"].append(p)
+        elif p.endswith("/**") and not _MAGIC & set(p[:-3]):
+            out["prefix"].append(p[:-2])  # "tests/": the regex is `tests/.*`
+        else:
+            out["rest"].append(p)
+    return out
+
+
+def _one_line_after(path: str, prefixes: tuple[str, ...]) -> bool:
+    """`.*` stops at a newline: a prefix pattern matches only if the rest of the path after it has none."""
+    return any(path.startswith(pre) and "\n" not in path[len(pre):] for pre in prefixes)
+
+
 def _compile(patterns: list[str]) -> re.Pattern[str]:
     import re
 
@@ -77,28 +106,25 @@ class GlobSet:
         # ending in "/**" can never match: `match_visited` leaves them out (the commonest ignores).
         self.match_visited = self._matcher([p for p in self.patterns if not p.endswith("/**")])
         self._prefixes = [p[:-3] for p in self.patterns if p.endswith("/**")]
-        self._prune: re.Pattern[str] | None = None
+        self._prune: Callable[..., bool] | None = None
 
     @staticmethod
     def _matcher(patterns: list[str]) -> Callable[..., bool]:
-        suffixes, names, rest = [], set(), []
-        for p in patterns:
-            q = p if "/" in p else "**/" + p
-            tail = q[3:]
-            if q.startswith("**/") and "/" not in tail and tail.startswith("*") and not _MAGIC & set(tail[1:]):
-                suffixes.append(tail[1:])
-            elif q.startswith("**/") and "/" not in tail and not _MAGIC & set(tail):
-                names.add(tail)
-            else:
-                rest.append(p)
-        suffixes_t = tuple(suffixes)
+        sorts = _sort(patterns)
+        suffixes, names, literals = tuple(sorts["suffix"]), set(sorts["name"]), set(sorts["literal"])
+        prefixes, affixes, rest = tuple(sorts["prefix"]), sorts["affix"], sorts["rest"]
         regex: list[re.Pattern[str]] = []  # compiled at the first path that needs it: `re` costs a stop ~5 ms to import
 
         def match(path: str, name: str | None = None) -> bool:
             # `name` (the last segment) saves a split when the caller already has it, as a walk does.
-            if suffixes_t and path.endswith(suffixes_t):
+            if suffixes and path.endswith(suffixes):
                 return True
-            if names and (name if name is not None else path.rpartition("/")[2]) in names:
+            if names or affixes:
+                last = name if name is not None else path.rpartition("/")[2]
+                if last in names or any(len(last) >= len(a) + len(b) and last.startswith(a) and last.endswith(b)
+                                        for a, b in affixes):
+                    return True
+            if path in literals or (prefixes and path.startswith(prefixes) and _one_line_after(path, prefixes)):
                 return True
             if not rest:
                 return False
@@ -111,9 +137,9 @@ class GlobSet:
     def prunes(self, dirpath: str) -> bool:
         if not self._prefixes:
             return False
-        if self._prune is None:
-            self._prune = _compile(self._prefixes)
-        return bool(self._prune.fullmatch(dirpath))
+        if self._prune is None:  # `.git`, `**/__pycache__`: the same shortcuts as `match`, so no `re` either
+            self._prune = self._matcher(self._prefixes)
+        return self._prune(dirpath)
 
     def __bool__(self) -> bool:
         return bool(self.patterns)

@@ -8,7 +8,6 @@ which the decision rule turns into allow or block on purpose (`on_error`).
 
 from __future__ import annotations
 
-import importlib
 import time
 
 TYPE_CHECKING = False  # importing typing costs ~10 ms at every stop; only type checkers need it
@@ -104,4 +103,8 @@ GATES: dict[str, str] = {
 
 def get_gate(kind: str) -> Callable[[dict, GateContext], Verdict] | None:
     mod = GATES.get(kind)
-    return importlib.import_module(mod).run if mod else None
+    if not mod:
+        return None
+    import importlib  # here, not at the top: a stop with no gate never loads one (importlib pulls in warnings)
+
+    return importlib.import_module(mod).run
