@@ -150,3 +150,42 @@ SLOW_FIRST = ("test_task_import.py", "test_matrix.py", "test_installed_semver.py
 def pytest_collection_modifyitems(session, config, items) -> None:
     rank = {name: i for i, name in enumerate(SLOW_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep their order
+
+
+# Per-worker time under xdist, printed at the end of a run with workers (scripts/test's CI log): each worker's busy
+# seconds and when its last test ended show the long pole. GATEBENCH_TEST_TIMES=FILE also writes one JSON line per
+# test phase (nodeid, phase, worker, start, stop) for a closer look.
+_WORKER_TIMES: list[dict] = []
+
+
+def pytest_runtest_logreport(report) -> None:
+    node = getattr(report, "node", None)  # set by xdist on the controller's copy of a worker's report
+    if node is None:
+        return
+    _WORKER_TIMES.append({"nodeid": report.nodeid, "when": report.when, "worker": node.gateway.id,
+                          "start": report.start, "stop": report.stop})
+
+
+def _worker_summary(rows: list[dict]) -> list[str]:
+    t0 = min(r["start"] for r in rows)
+    lines = []
+    for w in sorted({r["worker"] for r in rows}):
+        mine = [r for r in rows if r["worker"] == w]
+        last = max(mine, key=lambda r: r["stop"])
+        busy = sum(r["stop"] - r["start"] for r in mine)
+        files = len({r["nodeid"].split("::")[0] for r in mine})
+        lines.append(f"{w}: {files} files, busy {busy:.0f} s, ended at {last['stop'] - t0:.0f} s "
+                     f"(last: {last['nodeid'].split('::')[0]})")
+    return lines
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if not _WORKER_TIMES:
+        return
+    import os
+
+    terminalreporter.write_sep("=", "time per xdist worker")
+    for line in _worker_summary(_WORKER_TIMES):
+        terminalreporter.write_line(line)
+    if os.environ.get("GATEBENCH_TEST_TIMES"):
+        Path(os.environ["GATEBENCH_TEST_TIMES"]).write_text("".join(json.dumps(r) + "\n" for r in _WORKER_TIMES))
