@@ -139,14 +139,59 @@ def alive(pid: int) -> bool:
     return True
 
 
-# Under xdist's `--dist loadfile` (scripts/test) a module runs whole on one worker, and modules are handed out in
-# collection order, so the longest ones start first: left in alphabetical order, tests/test_task_import.py (about
-# 9 of a 19-minute pytest run, measured 2026-12-02) started late and set the end. Order within a module is kept.
-SLOW_FIRST = ("test_task_import.py", "test_matrix.py", "test_installed_semver.py", "test_analyze_calibration.py",
-              "test_ray_executor.py", "test_import_rules.py", "test_location.py", "test_task_import_pypi.py",
-              "test_faults_matrix.py", "test_installed_js_runners.py", "test_render.py", "test_plugin_eval_cli.py")
+# Under xdist's `--dist loadfile` (scripts/test) a module runs whole on one worker, and with --no-loadscope-reorder
+# modules are handed out in collection order, so the longest ones go first and the last to start are short (longest
+# first: the workers end close together). By each module's busy seconds in a fresh-clone CI run at load 12-16
+# (2026-12-02, 8717 s over 4 workers; the time per worker this file prints); the modules not named keep their order.
+SLOW_FIRST = ("test_installed_semver.py", "test_location.py", "test_task_import.py", "test_selftest.py",
+              "test_matrix.py", "test_task_import_env.py", "test_task_import_pypi.py", "test_analyze_calibration.py",
+              "test_plugin_eval_cli.py", "test_oracle_seal_cli.py", "test_canaries_cli.py", "test_ray_executor.py",
+              "test_hook_faults.py", "test_faults_matrix.py", "test_task_import_vcs.py", "test_install.py",
+              "test_hook_flow.py", "test_test_edits_cli.py", "test_import_rules.py", "test_impossible_cli.py",
+              "test_seal_hostile.py", "test_analyze_provenance.py", "test_workers.py", "test_audit.py",
+              "test_installed_npm.py", "test_render.py", "test_command_gate.py", "test_world.py", "test_seal_probe.py",
+              "test_real_cli_hook.py", "test_eval_tasks.py", "test_analyze_browser.py", "test_seal_placement.py")
 
 
 def pytest_collection_modifyitems(session, config, items) -> None:
     rank = {name: i for i, name in enumerate(SLOW_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep their order
+
+
+# Per-worker time under xdist, printed at the end of a run with workers (scripts/test's CI log): each worker's busy
+# seconds and when its last test ended show the long pole. GATEBENCH_TEST_TIMES=FILE also writes one JSON line per
+# test phase (nodeid, phase, worker, start, stop) for a closer look.
+_WORKER_TIMES: list[dict] = []
+
+
+def pytest_runtest_logreport(report) -> None:
+    node = getattr(report, "node", None)  # set by xdist on the controller's copy of a worker's report
+    if node is None:
+        return
+    _WORKER_TIMES.append({"nodeid": report.nodeid, "when": report.when, "worker": node.gateway.id,
+                          "start": report.start, "stop": report.stop})
+
+
+def _worker_summary(rows: list[dict]) -> list[str]:
+    t0 = min(r["start"] for r in rows)
+    lines = []
+    for w in sorted({r["worker"] for r in rows}):
+        mine = [r for r in rows if r["worker"] == w]
+        last = max(mine, key=lambda r: r["stop"])
+        busy = sum(r["stop"] - r["start"] for r in mine)
+        files = len({r["nodeid"].split("::")[0] for r in mine})
+        lines.append(f"{w}: {files} files, busy {busy:.0f} s, ended at {last['stop'] - t0:.0f} s "
+                     f"(last: {last['nodeid'].split('::')[0]})")
+    return lines
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if not _WORKER_TIMES:
+        return
+    import os
+
+    terminalreporter.write_sep("=", "time per xdist worker")
+    for line in _worker_summary(_WORKER_TIMES):
+        terminalreporter.write_line(line)
+    if os.environ.get("GATEBENCH_TEST_TIMES"):
+        Path(os.environ["GATEBENCH_TEST_TIMES"]).write_text("".join(json.dumps(r) + "\n" for r in _WORKER_TIMES))

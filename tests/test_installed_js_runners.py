@@ -44,10 +44,16 @@ COMMANDS = {"jest": "npm test", "vitest": "npm run test:v", "mocha": "npm run te
 
 
 def runners_env() -> Path:
-    if not (ENV / "node_modules" / ".bin" / "vitest").exists():
-        ENV.mkdir(parents=True, exist_ok=True)
-        (ENV / "package.json").write_text('{"private": true}\n')
-        _npm("install", *PINS, cwd=ENV)
+    # Shared with scripts/bench_js_cases.py (tests/test_js_cases.py), which xdist may run at the same time: one
+    # process installs, under the lock; the other waits rather than find mocha not yet linked.
+    from filelock import FileLock
+
+    ENV.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(ENV) + ".lock"):
+        if not (ENV / "node_modules" / ".bin" / "vitest").exists():
+            ENV.mkdir(parents=True, exist_ok=True)
+            (ENV / "package.json").write_text('{"private": true}\n')
+            _npm("install", *PINS, cwd=ENV)
     return ENV / "node_modules"
 
 

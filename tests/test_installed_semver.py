@@ -40,8 +40,9 @@ def sdist() -> Path:
     path = CACHE / SDIST
     if not path.exists():
         CACHE.mkdir(parents=True, exist_ok=True)
+        # pip prepares the sdist's metadata in a build env it fills from the index: 289 s at load 12-16 (CI, 2026-12-02)
         r = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
-                            "semver==3.0.2", "-d", str(CACHE)], capture_output=True, text=True, timeout=300)
+                            "semver==3.0.2", "-d", str(CACHE)], capture_output=True, text=True, timeout=900)
         if r.returncode != 0 or not path.exists():
             if os.environ.get("CI"):
                 pytest.fail(f"cannot download {SDIST}: {r.stderr[-500:]}")

@@ -65,7 +65,7 @@ def clone_bases() -> dict[str, Path]:
 # bench home), its venv inside a bench home the seal hides, a sealed agent running the tests with that venv's
 # Python through the real CLI (the oracle too), a task environment in the checkout's cache.
 REPRESENTATIVE = ["tests/test_prep.py", "tests/test_seal_hostile.py::test_an_honest_agent_still_solves_in_a_sealed_cell",
-                  "tests/test_task_import.py::test_the_agents_own_python_in_a_prepared_cell_is_the_task_environment"]
+                  "tests/test_task_import_env.py::test_the_agents_own_python_in_a_prepared_cell_is_the_task_environment"]
 
 
 def venv_with(dest: Path, wanted: list[str]) -> None:

@@ -278,29 +278,6 @@ def test_original_layout_lays_hidden_tests_at_their_paths_and_ignores_the_agents
     assert not r["solved"] and r["failing"] == ["tests/test_f.py::test_gone (not run)"]
 
 
-def test_the_agents_own_python_in_a_prepared_cell_is_the_task_environment(history, home: Path, tmp_path: Path):
-    """Real CLI: the cell's settings put the task environment first on PATH, so the agent's Bash `python` is the
-    environment's, as are the visible tests and the oracle (the resolved config's python)."""
-    from cli_harness import describe_run, fake_api, run_cli
-
-    from gatebench.sim.brain import brain_from_data
-
-    repo, c = history
-    res = json.loads(cli("task", "import", str(repo), c["fix"], "--json").stdout)
-    cell = tmp_path / "cell"
-    cli("prep", "T1", "--config", "none", "--out", str(cell))
-    env_dir = ENV_CACHE / res["env"]["key"]
-    resolved = json.loads((cell / "state" / "config.json").read_text())
-    assert resolved["python"] == str(env_dir / "bin" / "python")
-    bash = {"content": [{"type": "tool_use", "name": "Bash", "input": {
-        "command": "python -c 'import sys; print(\"PREFIX=\" + sys.prefix)'", "description": "which python"}}]}
-    script = {"steps": [{"on": "start", "turns": [bash, {"content": [{"type": "text", "text": "Done."}]}]}]}
-    with fake_api(brain_from_data(script)) as (url, api):
-        run = run_cli("check python", cell / "repo", url, home=cell / "home")
-    bodies = json.dumps([r["body"] for r in api.message_requests()])
-    assert f"PREFIX={env_dir}" in bodies, describe_run(run, api)
-
-
 def test_original_layout_never_writes_through_a_link_the_agent_put_on_the_way(tmp_path: Path):
     work, hidden, outside = tmp_path / "work", tmp_path / "hidden", tmp_path / "outside"
     work.mkdir()
@@ -330,112 +307,6 @@ def test_bad_options_are_refused_naming_them_and_write_nothing(history, home: Pa
     assert bench_files(home) == [] and not list(home.glob(".import-*"))
 
 
-def test_a_task_environment_changed_after_its_build_is_tamper_and_is_rebuilt(tmp_path: Path):
-    """The agent's `python` is the environment's, so it can `pip install` into it: a pytest plugin or a .pth
-    there would run inside the oracle. finalize counts a changed environment as tamper; the next use rebuilds."""
-    from gatebench.models.task import TaskEnv
-    from gatebench.suite.taskenv import ensure_env, env_tampered, fingerprint, intact
-
-    base = tmp_path / "base"
-    base.mkdir()
-    (base / "m.py").write_text("X = 1\n")
-    spec = TaskEnv(python=f"{sys.version_info[0]}.{sys.version_info[1]}", setup="echo tamper-test")
-    env = ensure_env(base, spec, ENV_CACHE)
-    before = fingerprint(env.dir)
-    # Using the environment as the bench and the agent do leaves it intact.
-    r = subprocess.run([env.python, "-m", "pytest", "--version"], capture_output=True, text=True)
-    assert r.returncode == 0 and intact(env.dir) and fingerprint(env.dir) == before
-    assert env_tampered(env.python) == []
-    site = next((env.dir / "lib").glob("python*/site-packages"))
-    (site / "zz_agent.pth").write_text("import os\n")
-    assert env_tampered(env.python) == [f"<task environment {env.dir.name}>"] and not intact(env.dir)
-    again = ensure_env(base, spec, ENV_CACHE)
-    assert again.built and intact(again.dir) and not (site / "zz_agent.pth").exists()
-    assert env_tampered(sys.executable) == [], "the bench's own interpreter is no task environment"
-
-
-CLOCK_TOML = """[build-system]
-requires = ["setuptools>=64", "setuptools-scm>=8"]
-build-backend = "setuptools.build_meta"
-
-[project]
-name = "clockpkg"
-dynamic = ["version"]
-requires-python = ">=3.8"
-
-[project.optional-dependencies]
-test = ["pytest"]
-
-[tool.setuptools]
-packages = ["clockpkg"]
-
-[tool.setuptools_scm]
-"""
-CLOCK_BUG = '''"""Clock faces."""
-from importlib.metadata import version
-
-__version__ = version("clockpkg")
-
-
-def twelve_hour(hour):
-    """The 12-hour clock's hour for a 24-hour `hour`: 0 and 12 are 12."""
-    return hour % 12
-'''
-CLOCK_FIX = CLOCK_BUG.replace("    return hour % 12\n", "    h = hour % 12\n    if h == 0:\n        return 12\n    return h\n")
-CLOCK_VISIBLE = '''import importlib.metadata
-
-import clockpkg
-
-
-def test_the_installed_version_is_the_tag():
-    assert clockpkg.__version__ == importlib.metadata.version("clockpkg") == "1.4"
-
-
-def test_afternoon():
-    assert clockpkg.twelve_hour(15) == 3
-'''
-CLOCK_NEW_TEST = '''from clockpkg import twelve_hour
-
-
-def test_noon_and_midnight_are_twelve():
-    assert twelve_hour(12) == 12 and twelve_hour(0) == 12
-
-
-def test_morning():
-    assert twelve_hour(9) == 9
-'''
-
-
-def test_a_vcs_versioned_project_with_cov_in_its_pytest_config_imports_by_default(tmp_path: Path, home: Path):
-    """What real repositories need, with no option: setuptools-scm cannot build from the .git-less base (the import
-    gives it the parent's tag), `--cov` in `.pytest.ini` needs pytest-cov in the environment, and the tests read the
-    project's installed version (its dist-info stays; its code is the work copy's)."""
-    repo = tmp_path / "clock"
-    repo.mkdir()
-    git(repo, "init", "-q")
-    commit_files(repo, {"pyproject.toml": CLOCK_TOML, ".pytest.ini": "[pytest]\naddopts = --cov=clockpkg --cov-report=\n",
-                        "clockpkg/__init__.py": CLOCK_BUG, "tests/test_clock.py": CLOCK_VISIBLE}, "clock faces")
-    git(repo, "tag", "v1.4")
-    fix = commit_files(repo, {"clockpkg/__init__.py": CLOCK_FIX, "tests/test_noon.py": CLOCK_NEW_TEST},
-                       "twelve_hour: noon and midnight are 12, not 0")
-    r = cli("task", "import", str(repo), fix, "--id", "clock", "--json", check=False)
-    assert r.returncode == 0, r.stderr
-    res = json.loads(r.stdout)
-    assert res["fail_to_pass"] == ["tests/test_noon.py::test_noon_and_midnight_are_twelve"]
-    assert res["pass_to_pass"] == ["tests/test_noon.py::test_morning"]
-    assert any(p.startswith("pytest-cov==") for p in res["env"]["requirements"]), res["env"]
-    assert not any(p.lower().startswith("clockpkg") for p in res["env"]["requirements"])
-    task = yaml.safe_load((home / "tasks" / "clock" / "task.yaml").read_text())
-    assert task["env"]["version"] == "1.4" and task["visible"]["command"] == "{python} -m pytest -q -p no:cacheprovider tests"
-    assert not any("visible" in w for w in res["warnings"]), res["warnings"]  # the version test passes on the base
-    # The layer holds clockpkg's metadata but none of its code: `import clockpkg` must find the work copy.
-    env = ENV_CACHE / res["env"]["key"]
-    site = next((env / "lib").glob("python*/site-packages"))
-    assert list(site.glob("clockpkg-1.4.dist-info")) and not (site / "clockpkg").exists()
-    st = cli("selftest", "--tasks", "clock")
-    assert "selftest passed" in st.stdout, st.stdout
-
-
 def test_an_environment_that_cannot_be_resolved_is_refused_with_pips_words_the_fix_and_a_kept_log(history, home: Path):
     repo, c = history
     r = cli("task", "import", str(repo), c["fix"], "--env", "pytest<0", check=False)
@@ -447,23 +318,3 @@ def test_an_environment_that_cannot_be_resolved_is_refused_with_pips_words_the_f
     assert bench_files(home) == [] and not list(home.glob(".import-*"))
 
 
-def test_a_project_that_excludes_this_python_gets_an_interpreter_its_classifiers_name(tmp_path: Path, home: Path):
-    from gatebench.suite.pythons import available
-
-    if "3.10" not in available():
-        pytest.skip("no real python3.10 here (pyenv's versions/, /usr/bin); the choice needs one")
-    repo = tmp_path / "old"
-    repo.mkdir()
-    git(repo, "init", "-q")
-    toml = ('[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n[project]\n'
-            'name = "shop"\nversion = "1.0"\nrequires-python = ">=3.8,<3.11"\nclassifiers = ["Programming Language :: '
-            'Python :: 3.9", "Programming Language :: Python :: 3.10"]\n[tool.setuptools]\npackages = ["shop"]\n')
-    probe = "import sys\n\n\ndef test_runs_on_the_chosen_python():\n    assert sys.version_info[:2] == (3, 10)\n"
-    commit_files(repo, {"pyproject.toml": toml, "shop/__init__.py": "", "shop/prices.py": PRICES_BUG,
-                        "tests/test_prices.py": VISIBLE + "\n\n" + probe}, "shop")
-    fix = commit_files(repo, {"shop/prices.py": PRICES_FIX, "tests/test_discount.py": NEW_TEST}, FIX_MESSAGE)
-    res = json.loads(cli("task", "import", str(repo), fix, "--id", "old", "--json").stdout)
-    assert res["env"]["key"].startswith("task-py3.10-"), res["env"]
-    task = yaml.safe_load((home / "tasks" / "old" / "task.yaml").read_text())
-    assert task["env"]["python"] == "3.10" and "shims" not in res["env"]["python"]
-    assert not any("visible" in w for w in res["warnings"]), res["warnings"]  # the probe passed: it ran on 3.10
