@@ -246,7 +246,7 @@ def test_gate_recall_is_reported_on_plausible_wrong_fixes_apart_from_crude_ones(
 
 # Recipes not curated again under issue 32's rules yet, whose measured data still breaks them: a ratchet (a
 # recipe curated again leaves it; no other may join it).
-NOT_CURATED_YET = {"R10", "R43", "R63", "R64", "R65", "R75"}
+NOT_CURATED_YET = {"R65"}
 
 
 def test_over_the_real_suite_no_visible_command_is_compileall_and_every_plausible_fix_is_plausible_as_measured():
@@ -268,3 +268,16 @@ def test_over_the_real_suite_no_visible_command_is_compileall_and_every_plausibl
         good.model_copy(update={"injections": crude})))
     twice = [*good.injections, good.injections[1].model_copy(update={"name": "again"})]
     assert recipe_rules.duplicate_problems(good.model_copy(update={"injections": twice}))
+
+
+def test_the_flake_check_lets_the_pass_count_differ_by_the_unjudged_tests_only():
+    # R43's test_lazy (excluded: it asserts html.parser is not imported yet, so it depends on the oracle's random
+    # order) flips the pass count by one between two runs while no judged outcome changes.
+    first = {"failing": ["t.py::test_f2p"], "passed": 195}
+    once = Judged("reference", {}, first, [], second={"failing": ["t.py::test_f2p"], "passed": 194}, unjudged=1)
+    assert once.flaky() == []
+    assert once.__class__(**{**once.__dict__, "unjudged": 0}).flaky() == ["passed 195 then 194"]
+    twice = Judged("reference", {}, first, [], second={"failing": ["t.py::test_f2p"], "passed": 193}, unjudged=1)
+    assert twice.flaky() == ["passed 195 then 193"]  # more than the unjudged tests can explain
+    moved = Judged("reference", {}, first, [], second={"failing": [], "passed": 196}, unjudged=1)
+    assert moved.flaky() == ["t.py::test_f2p"]  # a judged test's outcome changing is a flake, whatever is excluded
