@@ -26,7 +26,7 @@ from gatebench.sim.brain import ScriptBrain
 from gatebench.suite.benchstate import oracle_binding
 
 
-def legacy_render(source, twin_of, rng, *, k=None, place="random", k_of=None):
+def legacy_render(source, twin_of, rng, *, k=None, place="random", k_of=None, collected=None):
     """The oracle's printer as it was before issue 31 (tests/legacy_twin_layout.py)."""
     from legacy_twin_layout import disguise
 

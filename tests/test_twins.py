@@ -365,9 +365,10 @@ def test_value_twins_and_their_original_form_one_run_in_which_the_original_sits_
         for fn in fns:
             assert isinstance(fn, ast.FunctionDef) and isinstance(fn.body[0], ast.Assert)
             orig, twin = d.names[fn.name]
-            got[orig].append((fn.body[0].test.comparators[0].value, twin))  # type: ignore[attr-defined]
+            got[orig].append((ast.literal_eval(fn.body[0].test.comparators[0]), twin))  # type: ignore[attr-defined]
         n = sorted(got["test_n"])
-        assert [v for v, _t in n] in ([0, 2, 4], [2, 4, 6], [4, 6, 8])  # steps of STEP, never the off-by-one
+        # steps of STEP, never the off-by-one, and 0 passed over (twins.SALIENT): what honest wrong code computes
+        assert [v for v, _t in n] in ([-2, 2, 4], [2, 4, 6], [4, 6, 8])
         where["test_n"][[t for _v, t in n].index(False)] += 1
         s = sorted(got["test_s"])
         assert all(v[:2] == "ab" for v, _t in s) and len({v for v, _t in s}) == 3
@@ -389,3 +390,16 @@ def test_twins_can_all_be_placed_on_one_side(place: str):
         assert len(at) == 3 and d.names[last if place == "before" else first][1] is False, (orig, order)
     with pytest.raises(ValueError):
         render.render(PAGES, {}, random.Random(0), place="sideways")
+
+
+def test_a_value_twin_never_takes_what_honest_wrong_code_computes_most():
+    """C1's plausible wrong fix `min(hi, max(lo, lo))` computes 0 for `clamp(50, 0, 10) == 10`: 0 is five steps
+    below 10, inside the ladder, so its twin passed and selftest asked to drop the test. Every option a site has
+    (the proof's k=None) passes over 0, 1 and -1, and still fills the ladder both ways."""
+    module = "def test_clamp_high():\n    assert clamp(50, 0, 10) == 10\n"
+    d = render.render(module, {"test_clamp_high": 0}, random.Random(1), k=None)
+    values = [ast.literal_eval(fn.body[0].test.comparators[0])  # type: ignore[attr-defined]
+              for fn in ast.parse(d.source).body if isinstance(fn, ast.FunctionDef)]
+    assert len(values) == 2 * twins.LADDER + 1 and 10 in values
+    assert not set(values) & set(twins.SALIENT), sorted(values)
+    assert min(values) < 0 < max(values)  # the run goes on past the skipped values

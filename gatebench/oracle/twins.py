@@ -238,6 +238,30 @@ def _string_edit(lines: list[bytes], node: ast.Constant) -> Edit | None:
     return Edit(to_file(r0, c0), to_file(r1, c1), new_tok, alt_tok, options, bool(options), reach or LADDER, tell)
 
 
+# Values honest wrong code computes most often: nothing (0: an unclamped lower bound, an empty count) and one
+# from nothing (1, -1). A twin never takes one, or a run of such code would be flagged (C1's wrong fix
+# `max(lo, lo)` computed 0, the 5th step below 10). The run is evenly spaced in the values it may take, and
+# every member of it sees the same values skipped, so the skip tells no reader which member is the original.
+SALIENT = (0, 1, -1)
+
+
+def _number_ladder(v: object) -> tuple[str | None, ...]:
+    """The values at the steps -LADDER..-1, +1..+LADDER from v (STEP apart, SALIENT ones passed over), as text;
+    None in it where v cannot move."""
+    sides: list[list[str | None]] = []
+    for sign in (-1, 1):
+        side: list[str | None] = []
+        j = 1
+        while len(side) < LADDER:
+            t = _number_text(v, sign * j * STEP)
+            j += 1
+            if t is not None and not isinstance(v, complex) and float(t) in SALIENT:
+                continue
+            side.append(t)
+        sides.append(side)
+    return (*reversed(sides[0]), *sides[1])
+
+
 def _number_text(v: object, step: int = 1) -> str | None:
     """v moved by `step` (+1 or -1; a bool flipped), as source text; None when it cannot move."""
     if isinstance(v, bool):
@@ -265,7 +289,7 @@ def _leaf_edit(lines: list[bytes], node: ast.AST, calls: bool = False) -> Edit |
         if text is None:
             return None
         alt = None if isinstance(v, bool) else _number_text(v, -1)
-        ladder = () if isinstance(v, bool) else tuple(_number_text(v, o * STEP) for o in OFFSETS)
+        ladder = () if isinstance(v, bool) else _number_ladder(v)
         if None in ladder:
             ladder = ()
         return Edit(*_span(node), text, alt, ladder, bool(ladder))  # type: ignore[arg-type]
