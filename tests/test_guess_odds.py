@@ -58,8 +58,10 @@ def test_a_task_whose_sites_run_out_stays_above_the_bound_and_selftest_says_so(t
     assert twins_per_test(plan) == [twins.LADDER] * 3  # every option a site has, and no more
     assert canaries.guess_odds(plan) == pytest.approx((1 / (twins.LADDER + 1)) ** 3)
     p = proof.Proof(blind=canaries.guess_odds(plan), adaptive={"base": 1 / 13})
-    assert "NOT met" in p.line() and "1 in 2,197" in p.line() and "adaptive 1 in 13 (base)" in p.line()
-    assert "bound 1 in 1,000,000: met" in proof.Proof(blind=1e-7, adaptive={"base": 1e-7}).line()
+    assert "blind NOT met, adaptive NOT met" in p.line() and "1 in 2,197" in p.line()
+    assert "adaptive 1 in 13 (base)" in p.line()
+    assert "bound 1 in 1,000,000: blind met, adaptive met" in proof.Proof(blind=1e-7, adaptive={"base": 1e-7}).line()
+    assert "blind met, adaptive NOT met" in proof.Proof(blind=1e-7, adaptive={"base": 1 / 12}).line()
 
 
 def test_twins_told_apart_by_form_count_no_odds_and_a_negation_is_preferred_to_them(tmp_path):
