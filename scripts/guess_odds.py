@@ -63,19 +63,14 @@ def functions(source: str) -> dict[str, types.FunctionType]:
 
 def draw(tf, tmp: Path, seed: int):
     """One plan of `tf` as the oracle lays it, and the rendered sources by id file."""
-    from gatebench.oracle import canaries
     from gatebench.suite.benchstate import oracle_binding
+    from gatebench.suite.canaries import lay_plan
 
-    b = oracle_binding(tf).model_dump()
     copy = tmp / "copy"
     if copy.exists():
         shutil.rmtree(copy)
-    dest = b["dest"] if (b.get("layout") or "dest") != "original" else ""
-    shutil.copytree(b["hidden_dir"], copy / dest if dest else copy)
-    opts = {**(b.get("canaries") or {}), "fail_to_pass": b.get("fail_to_pass") or [], "seed": seed}
-    plan = canaries.lay(str(copy), b["hidden_dir"], dest, b["expected"], opts)
-    sources = {f: (copy / dest / f if dest else copy / f).read_text() for f in plan.files}
-    return plan, sources
+    plan, hidden = lay_plan(oracle_binding(tf).model_dump(), copy, seed)
+    return plan, {f: (hidden / f).read_text() for f in plan.files}
 
 
 def measure(tf, draws: int, tmp: Path) -> dict:

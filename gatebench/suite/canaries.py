@@ -109,15 +109,20 @@ def exclusion_hint(failures: dict[str, str], recipe: str | None = None) -> str:
     return "add to task.yaml: canaries: {exclude: [" + ids + "]}"
 
 
+def lay_plan(binding: dict, root: Path, seed: int | None = None) -> tuple[oracle_canaries.Plan, Path]:
+    """The canaries of one oracle run of a task as it lays them (its binding's options, k twins), laid into a copy
+    of the hidden folder at `root` (not there yet), nothing run: the plan, and the folder of the rendered files."""
+    dest = binding["dest"] if (binding.get("layout") or "dest") != "original" else ""
+    hidden = root / dest if dest else root
+    shutil.copytree(binding["hidden_dir"], hidden)
+    opts = {**(binding.get("canaries") or {}), "fail_to_pass": binding.get("fail_to_pass") or [], "seed": seed}
+    return oracle_canaries.lay(str(root), binding["hidden_dir"], dest, binding["expected"], opts), hidden
+
+
 def planned(binding: dict, seed: int | None = None) -> oracle_canaries.Plan:
-    """The canaries of one oracle run of a task as it lays them (its binding's options, k twins): laid into a
-    throw-away copy of the hidden folder, nothing run."""
+    """`lay_plan` into a throw-away folder: the plan alone."""
     with tempfile.TemporaryDirectory(prefix="gatebench-plan-") as tmp:
-        dest = binding["dest"] if (binding.get("layout") or "dest") != "original" else ""
-        root = Path(tmp, "copy")
-        shutil.copytree(binding["hidden_dir"], root / dest if dest else root)
-        opts = {**(binding.get("canaries") or {}), "fail_to_pass": binding.get("fail_to_pass") or [], "seed": seed}
-        return oracle_canaries.lay(str(root), binding["hidden_dir"], dest, binding["expected"], opts)
+        return lay_plan(binding, Path(tmp, "copy"), seed)[0]
 
 
 def adaptive_odds(plan: oracle_canaries.Plan, failing: list[str]) -> float:
