@@ -206,7 +206,7 @@ def _string_edit(lines: list[bytes], node: ast.Constant) -> Edit | None:
     if not toks or any(t.type != tokenize.STRING for t in toks):
         return None
     last = toks[-1]
-    m = re.match(r"(?i)([rbu]*)('\'\'|\"\"\"|'|\")", last.string)
+    m = re.match(r"(?i)([rbu]*)('''|\"\"\"|'|\")", last.string)
     if not m or "f" in m.group(1).lower():
         return None
     prefix, quote = m.group(1), m.group(2)
