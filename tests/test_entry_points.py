@@ -52,3 +52,25 @@ def test_the_plugin_hooks_json_names_the_stop_script_that_exists():
         cmd = hooks[event][0]["hooks"][0]["command"]
         script = cmd.split('"')[1].replace("${CLAUDE_PLUGIN_ROOT}", str(ROOT))
         assert script.endswith("gatebench/hook/__main__.py") and (ROOT / script.split(str(ROOT) + "/")[1]).is_file()
+
+
+EXIT_PROBE = """
+import atexit, sys, threading, time
+sys.path.insert(0, {root!r})
+from gatebench.hook.__main__ import exit_now
+atexit.register(lambda: open({flag!r}, "w").write("closed"))
+sys.stdout.write("unflushed output")
+if {thread}:
+    threading.Thread(target=lambda: (time.sleep(0.3), open({late!r}, "w").write("joined"))).start()
+exit_now(7)
+"""
+
+
+def test_the_stop_skips_teardown_but_not_its_output_exit_handlers_or_a_running_thread(tmp_path):
+    for thread in (False, True):
+        flag, late = tmp_path / f"flag{thread}", tmp_path / f"late{thread}"
+        code = EXIT_PROBE.format(root=str(ROOT), flag=str(flag), late=str(late), thread=thread)
+        r = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60)
+        assert (r.returncode, r.stdout, r.stderr) == (7, "unflushed output", "")
+        assert flag.read_text() == "closed"  # atexit ran: a gate's `git cat-file` reader is closed that way
+        assert late.exists() == thread  # a thread still running is waited for (the normal exit)

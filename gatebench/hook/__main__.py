@@ -68,5 +68,26 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+def exit_now(rc: int) -> None:
+    """End the process without the interpreter's teardown, once everything the stop owes is out.
+
+    Tearing down the ~25 modules a stop loads costs ~2.5 ms, a tenth of a no-gate stop at 10,000 files
+    (scripts/bench_hook.py). Output is flushed and exit handlers run first (a gate's `git cat-file`
+    reader is closed by one); a thread still running keeps the normal exit, which waits for it.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a reader gone, a stream closed: nothing more can reach it anyway
+            pass
+    threading = sys.modules.get("threading")
+    if threading is not None and threading.active_count() > 1:
+        sys.exit(rc)
+    import atexit
+
+    atexit._run_exitfuncs()
+    os._exit(rc)
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    exit_now(main(sys.argv[1:]))
