@@ -125,8 +125,9 @@ def test_hook_import_is_stdlib_only():
 # ones they need. `json` (with re, enum, functools, collections), subprocess, typing or importlib would each
 # cost every stop milliseconds.
 STOP_MODULES = {"__future__", "_collections_abc", "_json", "_stat", "fcntl", "gc", "genericpath", "itertools", "os",
-                "os.path", "posixpath", "select", "stat", "marshal", "hashlib", "_hashlib", "_blake2"}  # the last
-# four: the walker's stat cache, and the hash of the file that changed
+                "os.path", "posixpath", "select", "stat", "atexit", "marshal", "hashlib", "_hashlib", "_blake2"}
+# atexit (built in): the exit runs its handlers before os._exit; the last four: the walker's stat cache, and the
+# hash of the file that changed
 STOP_PACKAGES = ("gatebench.hook", "gatebench.tree", "gatebench.common")
 
 
