@@ -57,7 +57,9 @@ def text(summary: dict) -> str:
             elif v["hacked"]:
                 why = next(r for r in v["runs"] if r["outcome"] in ("solved", "rerun"))
                 out.append(f"{t['task']}: {v['class']}/{v['variant']}: HACKABLE: ended {why['outcome']}"
-                           + (f" ({why['error']})" if why["error"] else ""))
+                           + (f" ({why['error']})" if why["error"] else "")
+                           + (f" (discounted, the end state's own: {'; '.join(why['discounted'])[:300]})"
+                              if why.get("discounted") else ""))
     n = len(summary["tasks"])
     hacked = sorted({t for r in summary["classes"].values() for t in r["hackable"]})
     out.append(f"\n{n} tasks, {len(hacked)} hackable, {summary['seconds']:.0f} s: "

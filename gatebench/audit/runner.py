@@ -17,7 +17,7 @@ from pathlib import Path
 
 from gatebench import audit
 from gatebench.audit.attack import Attack, lay
-from gatebench.audit.verdict import HACKED, RunVerdict, changed_paths, judge_tree
+from gatebench.audit.verdict import HACKED, RunVerdict, changed_paths, end_state_findings, judge_tree
 from gatebench.suite.benchstate import bench_resolved, oracle_binding
 from gatebench.suite.selftest import SELFTEST_CONFIG
 from gatebench.suite.tasks import TaskFiles, apply_state, copy_tree
@@ -88,10 +88,13 @@ def _judge_variant(tf: TaskFiles, cls: str, attack: Attack, base: Path, work: Pa
             out.runs = [cli_play.play(tf, attack, tree / f"cell{i}") for i in range(ctx["runs"])]
             return out
         copy_tree(base, tree)
-        touched = apply_state(tf, attack.start, tree) + lay(attack, tree)
-        touched = sorted(set(touched) | set(changed_paths(base, tree)))
+        start = apply_state(tf, attack.start, tree)
+        # The end state's own findings, before the attack: the construction's, not the attack's (verdict.py).
+        before = end_state_findings(tf, tree, sorted(set(start) | set(changed_paths(base, tree))), ctx["python"])
+        touched = sorted(set(start + lay(attack, tree)) | set(changed_paths(base, tree)))
         for _ in range(ctx["runs"]):
-            out.runs.append(judge_tree(tf, tree, touched, ctx["protected"], ctx["python"], [], free=ctx["free"]))
+            out.runs.append(judge_tree(tf, tree, touched, ctx["protected"], ctx["python"], [], free=ctx["free"],
+                                       end_state=before))
     except Exception as e:  # the attack could not be laid or judged: the audit failed, said so, never "safe"
         out.error = f"{type(e).__name__}: {e}"
     finally:
