@@ -4,6 +4,7 @@ load, what the copy can no longer decide, and gatebench's own report stream besi
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -130,6 +131,51 @@ def test_the_stream_says_when_it_cannot_be_the_report():
     assert "not its own" in read(good, b"garbage\n").problem(0)
     assert "twice" in read([*good[:2], good[1], *good[2:]]).problem(0)
     assert "empty" in read([]).problem(0)
+
+
+def test_a_test_line_s_raised_is_kept_when_it_is_a_short_list_of_names_and_else_ignored():
+    def line(raised: object) -> bytes:
+        return json.dumps({"e": "test", "id": "t.py::a", "outcome": "failed", "raised": raised}).encode() + b"\n"
+
+    head, tail = b'{"e": "start", "pid": 1}\n', b'{"e": "session", "exit": 1}\n{"e": "finished", "exit": 1}\n'
+    ok = closed.read_stream(head + line(["TypeError", "Exception"]) + tail)
+    assert ok.raised == {"t.py::a": ["TypeError", "Exception"]} and ok.problem(1) is None
+    for bad in ("TypeError", ["x" * 65], [1], [""], ["E"] * 17, {"TypeError": 1}, None):
+        s = closed.read_stream(head + line(bad) + tail)
+        assert s.raised == {} and s.outcomes == {"t.py::a": "failed"} and s.problem(1) is None, bad
+
+
+def test_the_boot_names_the_builtin_classes_of_what_a_failed_call_raised(tmp_path):
+    from gatebench.oracle import pytest_boot
+
+    class Sub(KeyError):
+        pass
+
+    class Meta(type):
+        @property
+        def __mro__(cls):
+            raise RuntimeError("no")
+
+    assert pytest_boot.raised_names(Sub) == ["KeyError", "LookupError", "Exception", "BaseException"]
+    assert pytest_boot.raised_names(type("TypeError", (Exception,), {})) == ["Exception", "BaseException"]
+    assert pytest_boot.raised_names(Meta("Odd", (Exception,), {})) == []
+    write_tree(tmp_path, {"test_r.py": "import pytest\n\ndef test_a():\n    with pytest.raises(ValueError):\n"
+                                      "        raise TypeError\n\ndef test_b():\n    assert 0\n\n"
+                                      "@pytest.mark.xfail\ndef test_c():\n    raise TypeError\n\n"
+                                      "@pytest.fixture\ndef broken():\n    raise TypeError\n\n"
+                                      "def test_d(broken):\n    pass\n\ndef test_e():\n    pass\n"})
+    inv = closed.build(["test_r.py"], python=sys.executable, copy=str(tmp_path), harness_dir=str(tmp_path / "h"),
+                       read=lambda rel: None, conftests=False)
+    subprocess.run(inv.argv, cwd=tmp_path, env={**inv.env, "PATH": "/usr/bin:/bin"}, pass_fds=(inv.write_fd,),
+                   capture_output=True, timeout=60)
+    os.close(inv.write_fd)
+    with os.fdopen(inv.read_fd, "rb") as f:
+        s = closed.read_stream(f.read())
+    assert s.outcomes == {"test_r.py::test_a": "failed", "test_r.py::test_b": "failed",
+                          "test_r.py::test_c": "skipped", "test_r.py::test_d": "error", "test_r.py::test_e": "passed"}
+    # Only a call that failed: an xfail, a setup error and a pass report nothing.
+    assert s.raised == {"test_r.py::test_a": ["TypeError", "Exception", "BaseException"],
+                        "test_r.py::test_b": ["AssertionError", "Exception", "BaseException"]}
 
 
 def test_the_stream_is_the_report_and_a_rewritten_junit_file_disagrees():

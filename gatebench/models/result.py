@@ -61,6 +61,9 @@ class Canaries(Open):
     passed: list[str] = Field(default_factory=list, description="expected tests (file.py::name) whose twin passed")
     contradicted: list[str] = Field(default_factory=list, description="of those, the ones whose every instance "
                                     "passed too: proof that the outcomes did not depend on the code")
+    excused: list[str] = Field(default_factory=list, description="expected tests whose raises twin passed where "
+                               "honest wrong code passes it (every instance of the original failed raising the "
+                               "type the twin expects): no finding, not in `passed`")
 
 
 class OracleSummary(Open):

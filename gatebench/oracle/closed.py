@@ -220,6 +220,9 @@ class Stream:
     finished_exit: int | None  # pytest.main's return, written after it returned
     bad_lines: int
     repeated: list[str]  # node ids reported more than once
+    # node id -> the builtin classes of what its failed call raised (`pytest_boot.raised_names`). Written in the
+    # agent's process like every line: `canaries.judge` trusts it only where it can cost a solve nothing.
+    raised: dict[str, list[str]] = field(default_factory=dict)
 
     def problem(self, returncode: int | None) -> str | None:
         """Why this stream cannot be the run's report (given the process's exit code), or None."""
@@ -240,12 +243,24 @@ class Stream:
 
 
 _OUTCOMES = ("passed", "failed", "error", "skipped")
+RAISED_MAX, NAME_MAX = 16, 64  # a `raised` list longer, or a name longer, is no report of ours: ignored
+
+
+def raised_list(value: object) -> list[str] | None:
+    """A test line's `raised`, when it is a short list of short names; anything else None (ignored, the line
+    itself still counts: the field only ever excuses, so a bad one costs the run nothing but the excuse)."""
+    if not isinstance(value, list) or len(value) > RAISED_MAX:
+        return None
+    if not all(isinstance(v, str) and 0 < len(v) <= NAME_MAX for v in value):
+        return None
+    return list(value)
 
 
 def read_stream(data: bytes) -> Stream:
     outcomes: dict[str, str] = {}
     errors: list[str] = []
     repeated: list[str] = []
+    raised: dict[str, list[str]] = {}
     started, session, finished, bad = False, None, None, 0
     for line in data.decode("utf-8", "replace").splitlines():
         try:
@@ -262,6 +277,11 @@ def read_stream(data: bytes) -> Stream:
             if ev["id"] in outcomes:
                 repeated.append(ev["id"])
             outcomes[ev["id"]] = ev["outcome"]
+            names = raised_list(ev.get("raised"))
+            if names is not None:
+                raised[ev["id"]] = names
+            else:
+                raised.pop(ev["id"], None)
         elif kind == "collect_error" and isinstance(ev.get("id"), str):
             errors.append(ev["id"])
         elif kind == "session" and isinstance(ev.get("exit"), int):
@@ -270,4 +290,4 @@ def read_stream(data: bytes) -> Stream:
             finished = ev["exit"]
         else:
             bad += 1
-    return Stream(outcomes, errors, started, session, finished, bad, repeated)
+    return Stream(outcomes, errors, started, session, finished, bad, repeated, raised)

@@ -287,6 +287,7 @@ class _Outcome:
         self.collect_errors: list[str] = []
         self.returncode: int | None = None
         self.canary: dict | None = None  # the canaries' judgement (oracle/canaries.py: judge), when there were any
+        self.raised: dict[str, list[str]] = {}  # test id -> what its failed call raised (closed.Stream.raised)
 
     def fail(self, error: str, fault: str) -> None:
         if self.error is None:
@@ -325,6 +326,7 @@ def _run_closed(args: list[str], *, copy: str, out: str, hdir: str, python: str,
         return res
     stream = closed.read_stream(r.report)
     res.outcomes = {_nodeid_to_id(n, dest): o for n, o in stream.outcomes.items()}
+    res.raised = {_nodeid_to_id(n, dest): names for n, names in stream.raised.items()}
     res.collect_errors = [_nodeid_to_id(n, dest) for n in stream.collect_errors]
     for c in res.collect_errors:  # a module that does not import: an error of its own (no test id has no `::`)
         res.outcomes.setdefault(c, "error")
@@ -425,7 +427,7 @@ def _judge(run: _Outcome, plan, expected: list[str] | None, t0: float, closed_ha
     ran nor failed to collect (closed harness) is an integrity problem, a twin that passed unsolves."""
     outcomes = run.outcomes
     if plan is not None:
-        outcomes, run.canary = canary_judge(run.outcomes, plan)
+        outcomes, run.canary = canary_judge(run.outcomes, plan, run.raised)
     res = summarize(outcomes, run.error, time.monotonic() - t0, run.returncode, expected)
     unexplained = _unexplained_missing(res["missing"], run.collect_errors) if closed_harness and not run.error else []
     if unexplained:

@@ -6,7 +6,8 @@
 `sys.path`, after the standard library and site-packages, for the tests' own `import pkg`: the trusted
 plugins pytest is told to load (`-p`, from the interpreter's own `pytest11` entry points) and every module
 they import resolve to site-packages, never to a shadow in the copy. Before any agent code runs, gatebench's reporter is
-registered: it writes one JSON line per test to the inherited file descriptor FD as the test ends, then a
+registered: it writes one JSON line per test to the inherited file descriptor FD as the test ends (with, for a
+test whose call failed, the builtin classes the exception raised there is an instance of), then a
 `session` line and, once `pytest.main` has returned, a `finished` line with its exit code. Code inside
 pytest's process can still write to that descriptor: the stream is a cross-check against the JUnit report
 and the exit code; the canaries are the wall (SPEC section 8).
@@ -14,11 +15,13 @@ and the exit code; the canaries are the wall (SPEC section 8).
 It runs under the task's interpreter (any Python 3), so it keeps to old syntax and the standard library.
 """
 
+import builtins
 import json
 import os
 import sys
 
 _RANK = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
+RAISED_MAX = 16  # names kept of one exception's classes (a builtin's MRO has at most 6 besides `object`)
 
 
 def _outcome(report):
@@ -29,12 +32,38 @@ def _outcome(report):
     return "skipped" if report.skipped else "passed"
 
 
+def raised_names(cls):
+    """The names of the builtin classes in an exception class's MRO (`object` left out), most derived first.
+
+    A raises twin expects a builtin type (`twins.RAISES_POOL`): honest code whose wrong answer raises that type
+    fails the original and passes the twin, and `canaries.judge` excuses that twin when the original's own
+    failure raised it. Only builtins, matched by identity, so a class's chosen `__name__` is never read as one.
+    Never raises: whatever the code under test made its exception, the report goes on."""
+    out = []
+    try:
+        for c in cls.__mro__:
+            name = c.__name__
+            if c is not object and isinstance(name, str) and getattr(builtins, name, None) is c:
+                out.append(name)
+    except Exception:  # a metaclass's own `__mro__` or `__name__`: nothing to report
+        return []
+    return out[:RAISED_MAX]
+
+
 class Reporter:
-    """A pytest plugin: each test's outcome, worst phase wins, written as the test ends."""
+    """A pytest plugin: each test's outcome, worst phase wins, written as the test ends; with it, for a test
+    whose call failed, `raised` (`raised_names` of what the call raised)."""
 
     def __init__(self, send):
         self.send = send
         self.now = {}
+        self.raised = {}
+
+    def pytest_exception_interact(self, node, call, report):
+        # Called after the report of a phase that raised (not for a skip or an xfail), before the test's
+        # `logfinish`; the same in pytest 7 and 9. Only the call's failure: a setup error is no answer.
+        if getattr(report, "when", None) == "call" and report.failed and call.excinfo is not None:
+            self.raised[node.nodeid] = raised_names(call.excinfo.type)
 
     def pytest_runtest_logreport(self, report):
         got = _outcome(report)
@@ -42,7 +71,11 @@ class Reporter:
         self.now[report.nodeid] = got if _RANK[got] > _RANK[old] else old
 
     def pytest_runtest_logfinish(self, nodeid, location):
-        self.send({"e": "test", "id": nodeid, "outcome": self.now.pop(nodeid, "error")})
+        event = {"e": "test", "id": nodeid, "outcome": self.now.pop(nodeid, "error")}
+        raised = self.raised.pop(nodeid, None)
+        if raised is not None:
+            event["raised"] = raised
+        self.send(event)
 
     def pytest_collectreport(self, report):
         if report.failed:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gatebench.oracle import twins
 
@@ -26,12 +26,14 @@ PLACES = ("random", "before", "after")
 @dataclass
 class Rendered:
     """A rendered module. `names`: new qualname -> (original qualname, True for a twin); `skipped`: qualname ->
-    why it has no twin; `sites`: qualname -> the site its twins change."""
+    why it has no twin; `sites`: qualname -> the site its twins change; `expects`: new qualname of each raises
+    twin -> the exception type it expects (`canaries.judge` excuses it where the original raised that)."""
 
     source: str
     names: dict[str, tuple[str, bool]]
     skipped: dict[str, str]
     sites: dict[str, twins.Site]
+    expects: dict[str, str] = field(default_factory=dict)
 
 
 def fresh(rng: random.Random, taken: set[str], prefix: str = "test_") -> str:
@@ -83,6 +85,7 @@ class _Group:
         self.twins: list[ast.stmt] = []
         self.helper_copies: dict[str, list[ast.stmt]] = {}
         self.names: dict[str, bool] = {}
+        self.expects: dict[str, str] = {}  # twin's name -> the type a raises twin expects
         calls = tuple(e for e in site.edits if e.text.startswith("@helper:"))
         for member, chosen in [(None, ()), *enumerate(texts)]:
             name = fresh(rng, taken)
@@ -102,6 +105,8 @@ class _Group:
                 self.original = node
             else:
                 self.twins.append(node)
+                if site.kind == "raises" and own:
+                    self.expects[name] = own[0].text  # its one edit: the type in place of the original's
 
 
 def _order(units: list[tuple[ast.stmt, str, bool]], place: str, rng: random.Random) -> list[ast.stmt]:
@@ -165,6 +170,7 @@ def render(source: str, twin_of: dict[str, int], rng: random.Random, *, k: int |
     helpers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     skipped = _skips(twin_of, {t.qualname: t for t in tests})
     names: dict[str, tuple[str, bool]] = {}
+    expects: dict[str, str] = {}
     chosen: dict[str, twins.Site] = {}
     units: dict[int, list[tuple[ast.stmt, str, bool]]] = {}  # id(class node) or 0 -> its units
     moved: dict[int, set[int]] = {}  # id(owner) -> ids of the nodes the units replace
@@ -186,6 +192,7 @@ def render(source: str, twin_of: dict[str, int], rng: random.Random, *, k: int |
             assert g.original is not None
             mine += [(g.original, t.qualname, False), *((n, t.qualname, True) for n in g.twins)]
             names.update({cls + new: (t.qualname, is_twin) for new, is_twin in g.names.items()})
+            expects.update({cls + new: typ for new, typ in g.expects.items()})
             for h, made in g.helper_copies.items():
                 copies.setdefault(h, []).extend(made)
         else:
@@ -202,7 +209,7 @@ def render(source: str, twin_of: dict[str, int], rng: random.Random, *, k: int |
     out = ast.unparse(tree) + "\n"
     if _FSTRING.search(source):
         ast.parse(out)  # a printer bug (3.11's f-strings) must skip the file's canaries, not break its collection
-    return Rendered(out, names, skipped, chosen)
+    return Rendered(out, names, skipped, chosen, expects)
 
 
 # An f-string's prefix: only a module that has one is parsed again after printing (3.11's printer bug).
