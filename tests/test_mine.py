@@ -40,6 +40,19 @@ def test_a_candidate_changes_a_test_module_and_a_few_source_modules_beyond_a_ver
     assert (files, tests, why) == (["pkg/core.py"], ["test_core.py"], "")
 
 
+def test_a_generated_version_file_with_a_version_tuple_is_a_version_line_only(tmp_path: Path):
+    # humanize's hatch-vcs `_version.py`: its tuple line made every release pair look like one more source module.
+    a, b = tmp_path / "a", tmp_path / "b"
+    for t, v in ((a, (4, 12, 0)), (b, (4, 12, 1))):
+        (t / "pkg").mkdir(parents=True)
+        (t / "pkg" / "_version.py").write_text(f"__version__ = version = '{'.'.join(map(str, v))}'\n"
+                                               f"__version_tuple__ = version_tuple = {v!r}\n")
+        (t / "pkg" / "core.py").write_text("x = 1\n")
+    (b / "pkg" / "core.py").write_text("x = 2\nversion_tuple = (1,)\n")
+    assert mine.version_only(a, b, "pkg/_version.py")
+    assert not mine.version_only(a, b, "pkg/core.py")  # a real change beside a version-looking line is code
+
+
 def test_the_licence_comes_from_pkg_info_and_only_permissive_ones_are_mined():
     assert mine.licence_of({"classifier": ["License :: OSI Approved :: MIT License"]}) == "MIT"
     assert mine.licence_of({"license-expression": ["Apache-2.0"]}) == "Apache"
