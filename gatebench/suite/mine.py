@@ -247,7 +247,7 @@ def pair_candidate(project: str, base_v: str, fix_v: str, tmp: Path, globs: list
 
 def mine_pypi(project: str, versions: list[str], out: Path, *, start_id: int, prompts: dict[str, str],
               python: str, max_files: int, globs: list[str] | None, repo: str | None, licence: str | None,
-              timeout_s: float, selftest_timeout_s: float, listing: bool) -> list[Outcome]:
+              timeout_s: float, extra_env: list[str] | None = None, selftest_timeout_s: float, listing: bool) -> list[Outcome]:
     """Every consecutive pair of `versions` (oldest first): a candidate, and where a prompt was written for it
     (`prompts`: "X..Y" -> text), imported in full, checked, and written to `out` as a recipe when it passes."""
     globs = globs or list(DEFAULT_TEST_GLOBS)
@@ -282,7 +282,7 @@ def mine_pypi(project: str, versions: list[str], out: Path, *, start_id: int, pr
                      "provenance": f"release diff, no commit: {project} {bv}..{fv} on PyPI (mined)",
                      "base": facts["base"], "fix": facts["fix"], "files": cand.files, "tests": cand.tests,
                      **({"test_globs": globs} if globs != list(DEFAULT_TEST_GLOBS) else {}),
-                     "prompt": prompts[key], "python": python}
+                     "prompt": prompts[key], "python": python, **({"test_env": extra_env} if extra_env else {})}
             progress(n, len(pairs), label, f"importing as {rid}", t0)
             o = check_recipe(draft, tmp / "check", timeout_s, selftest_timeout_s,
                              lambda what, _n=n, _l=label: progress(_n, len(pairs), _l, what, t0))
@@ -386,7 +386,7 @@ def task_flags(home: Path, tid: str) -> list[str]:
 
 
 def mine_git(repo: Path, rev: str, limit: int, home: Path, *, prefix: str, max_files: int, globs: list[str] | None,
-             python: str | None, timeout_s: float, selftest_timeout_s: float, listing: bool) -> list[Outcome]:
+             python: str | None, timeout_s: float, extra_env: list[str] | None = None, selftest_timeout_s: float, listing: bool) -> list[Outcome]:
     """The last `limit` non-merge commits reachable from `rev`: candidates, each imported in full into a bench
     home of its own, checked, and moved into `home` as task `<prefix><commit[:10]>` when it passes."""
     from gatebench.suite.recipes import remove_task
@@ -410,7 +410,8 @@ def mine_git(repo: Path, rev: str, limit: int, home: Path, *, prefix: str, max_f
             scratch = fresh_home(work)
             progress(n, len(shas), label, f"importing as {tid}", t0)
             try:
-                res = import_task(repo, sha, scratch, task_id=tid, test_globs=globs, python=python, timeout_s=timeout_s)
+                res = import_task(repo, sha, scratch, task_id=tid, test_globs=globs, python=python, extra_env=extra_env,
+                                  timeout_s=timeout_s)
                 problems = wrong_fix_problems(list(res.injections.values()))
                 problems += [f"prompt gap: {g}" for g in res.prompt_gaps]
                 problems += [f"prompt flag: {f}" for f in task_flags(scratch, tid)]
