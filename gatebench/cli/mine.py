@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"label": o.label, "kept": o.kept, "id": o.id, "reason": o.reason, "seconds": o.seconds}))
         else:
-            print(f"{o.label}: {'KEPT ' + (o.id or '') if o.kept else ''}{'' if o.kept else o.reason}"
+            print(f"{o.label}: {'KEPT ' + (o.id or '') + ' (' + o.reason + ')' if o.kept else o.reason}"
                   + (f" ({o.seconds:.0f} s)" if o.seconds else ""))
     kept = [o for o in outcomes if o.kept]
     listed = [o for o in outcomes if o.reason.startswith("candidate")]

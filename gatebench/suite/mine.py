@@ -301,7 +301,7 @@ def check_recipe(draft: dict, work: Path, timeout_s: float, selftest_timeout_s: 
     from gatebench.models.recipe import Recipe
     from gatebench.suite import recipes
 
-    rid = draft["id"]
+    rid, selftest = draft["id"], ""
     shutil.rmtree(work, ignore_errors=True)
     suite = work / "suite"
     suite.mkdir(parents=True)
@@ -317,7 +317,10 @@ def check_recipe(draft: dict, work: Path, timeout_s: float, selftest_timeout_s: 
         if not problems:
             say(f"selftest --tasks {rid}")
             home = fresh_home(work)
+            t0, load0 = time.monotonic(), os.getloadavg()[0]
             bad = run_selftest(rid, home, suite, selftest_timeout_s)
+            # The figure suite.yaml records beside each recipe: the wall time, and the load it was measured at.
+            selftest = f"selftest {time.monotonic() - t0:.0f} s at load {load0:.0f}-{os.getloadavg()[0]:.0f}"
             problems += [bad] if bad else []
     except UsageError as e:
         return Outcome("", False, f"cannot be imported: {str(e).splitlines()[0][:400]}", rid)
@@ -328,8 +331,8 @@ def check_recipe(draft: dict, work: Path, timeout_s: float, selftest_timeout_s: 
             os.environ["GATEBENCH_SUITE_DIR"] = old_suite
     if problems:
         return Outcome("", False, "; ".join(problems)[:600], rid, warnings=warnings)
-    return Outcome("", True, f"kept: FAIL_TO_PASS {len(r.fail_to_pass)}, {len(r.injections)} injections", rid,
-                   warnings=warnings)
+    return Outcome("", True, f"kept: FAIL_TO_PASS {len(r.fail_to_pass)}, {len(r.injections)} injections, {selftest}",
+                   rid, warnings=warnings)
 
 
 # --- git history -> imported tasks ---------------------------------------------------------------------
