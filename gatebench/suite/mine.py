@@ -325,6 +325,8 @@ def mine_pypi(project: str, versions: list[str], out: Path, *, start_id: int, pr
                 out.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(tmp / "check" / "suite" / f"{rid}.yaml", out / f"{rid}.yaml")
                 taken.add(rid)
+            # The verdict now, not only in the summary after the last pair: an import takes many minutes.
+            progress(n, len(pairs), label, ("KEPT " + rid) if o.kept else f"not kept: {o.reason}", t0)
             outcomes.append(o)
     return outcomes
 
