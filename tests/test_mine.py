@@ -79,6 +79,16 @@ def test_the_licence_comes_from_pkg_info_and_only_permissive_ones_are_mined():
     assert mine.repo_of({"project-url": ["Source, https://github.com/o/p"]}) == "https://github.com/o/p"
 
 
+def test_an_import_refusal_keeps_its_reason_past_a_long_first_line():
+    cmd = "{python} -m pytest tests " + " ".join(f"--deselect=tests/t.py::t[{i}]" for i in range(200))
+    e = ValueError(f"the visible tests still fail on the base ({cmd}); pytest said:\nE   locale.Error: unsupported"
+                   f"\n1 failed, 263 passed\nfix: --exclude")
+    said = mine.import_error(e)
+    assert said.startswith("the visible tests still fail on the base") and "1 failed, 263 passed" in said
+    assert "--exclude" in said and len(said) < 500  # the first line cut, the reason kept
+    assert mine.import_error(ValueError("no sdist")) == "no sdist"
+
+
 def test_the_wrong_fix_rule_wants_three_of_which_two_plausible():
     assert mine.wrong_fix_problems([{"kind": "plausible"}, {"kind": "partial"}, {"kind": "crude"}]) == []
     assert mine.wrong_fix_problems([{"kind": "plausible"}, {"kind": "crude"}, {"kind": "crude"}, {"kind": "noop"}]) \

@@ -150,6 +150,16 @@ def pypi_versions(project: str) -> list[str]:
 
 # --- checks --------------------------------------------------------------------------------------------
 
+def import_error(e: Exception) -> str:
+    """An import's refusal, short: its first line (a visible command can be kilobytes of deselects, so cut) and
+    the last lines of what it quotes (pytest's own words, the reason), which the first line alone loses."""
+    lines = [x.strip() for x in str(e).splitlines() if x.strip()]
+    if not lines:
+        return type(e).__name__
+    head = lines[0] if len(lines[0]) <= 300 else lines[0][:240] + " ... " + lines[0][-60:]
+    return " | ".join([head, *lines[1:][-4:]])
+
+
 def wrong_fix_problems(injections: list[dict]) -> list[str]:
     plausible = sum(1 for i in injections if i["kind"] in ("plausible", "partial"))
     wrong = plausible + sum(1 for i in injections if i["kind"] in ("crude", "hardcode"))
@@ -356,7 +366,7 @@ def check_recipe(draft: dict, work: Path, timeout_s: float, selftest_timeout_s: 
             bad = run_selftest(rid, home, suite, selftest_timeout_s)
             problems += [bad] if bad else []
     except UsageError as e:
-        return Outcome("", False, f"cannot be imported: {str(e).splitlines()[0][:400]}", rid)
+        return Outcome("", False, f"cannot be imported: {import_error(e)}", rid)
     finally:
         if old_suite is None:
             os.environ.pop("GATEBENCH_SUITE_DIR", None)
@@ -455,7 +465,7 @@ def mine_git(repo: Path, rev: str, limit: int, home: Path, *, prefix: str, max_f
                     bad = run_selftest(tid, scratch, None, selftest_timeout_s)
                     problems += [bad] if bad else []
             except UsageError as e:
-                outcomes.append(Outcome(label, False, f"cannot be imported: {str(e).splitlines()[0][:400]}", tid))
+                outcomes.append(Outcome(label, False, f"cannot be imported: {import_error(e)}", tid))
                 continue
             kept = not problems
             if kept:
