@@ -61,12 +61,53 @@ def test_a_generated_version_file_with_a_version_tuple_is_a_version_line_only(tm
     assert not mine.version_only(a, b, "pkg/core.py")
 
 
+def test_a_module_whose_only_change_is_comments_or_docstrings_is_not_part_of_the_fix(tmp_path: Path):
+    # natsort 8.0.2..8.1.0: the path fix in utils.py, and typo fixes in two other modules' docstring and comment.
+    a, b = tmp_path / "a", tmp_path / "b"
+    base = {"pkg/core.py": 'def f():\n    """Retrun one."""\n    return 1  # teh one\n',
+            "pkg/other.py": '"""Modul."""\nclass C:\n    """Differnt."""\n    x = 1\n',
+            "pkg/fix.py": "def g():\n    return 1\n"}
+    fix = {"pkg/core.py": 'def f():\n    """Return one."""\n    return 1  # the one\n',
+           "pkg/other.py": '"""Module."""\nclass C:\n    """Different."""\n    x = 1\n',
+           "pkg/fix.py": "def g():\n    return 2\n", "tests/test_fix.py": "def test_g(): pass\n"}
+    for root, files in ((a, base), (b, fix)):
+        for rel, text in files.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text)
+    assert mine.cosmetic_only(a, b, "pkg/core.py") and mine.cosmetic_only(a, b, "pkg/other.py")
+    assert not mine.cosmetic_only(a, b, "pkg/fix.py")
+    assert not mine.cosmetic_only(a, b, "tests/test_fix.py")  # a new module is never cosmetic
+    (b / "pkg" / "other.py").write_text('"""Module."""\nclass C:\n    """Different."""\n    x = 1\n    y = "doc"\n')
+    assert not mine.cosmetic_only(a, b, "pkg/other.py")  # a string that is not a docstring is code
+    (b / "pkg" / "other.py").write_text(fix["pkg/other.py"])
+    files, tests, why = mine.classify(mine.changed_between(a, b), GLOBS, 1,
+                                      lambda rel: mine.not_code_change(a, b, rel))
+    assert (files, tests, why) == (["pkg/fix.py"], ["tests/test_fix.py"], "")
+    # Without the rule the typo fixes counted as modules of the fix: more than --max-files 1.
+    assert "3 source modules" in mine.classify(mine.changed_between(a, b), GLOBS, 1,
+                                               lambda rel: mine.version_only(a, b, rel))[2]
+
+
 def test_the_licence_comes_from_pkg_info_and_only_permissive_ones_are_mined():
     assert mine.licence_of({"classifier": ["License :: OSI Approved :: MIT License"]}) == "MIT"
     assert mine.licence_of({"license-expression": ["Apache-2.0"]}) == "Apache"
     assert mine.licence_of({"license": ["GPLv3"], "classifier": ["License :: OSI Approved :: GNU General Public "
                                                                   "License v3 (GPLv3)"]}) == ""
+    # pathspec states its licence only as a classifier: the refusal names it.
+    assert mine.licence_of({"classifier": ["License :: OSI Approved :: Mozilla Public License 2.0 (MPL 2.0)"]}) == ""
+    assert mine.licence_said({"classifier": ["License :: OSI Approved :: Mozilla Public License 2.0 (MPL 2.0)"]}) \
+        == "Mozilla Public License 2.0 (MPL 2.0)"
     assert mine.repo_of({"project-url": ["Source, https://github.com/o/p"]}) == "https://github.com/o/p"
+
+
+def test_an_import_refusal_keeps_its_reason_past_a_long_first_line():
+    cmd = "{python} -m pytest tests " + " ".join(f"--deselect=tests/t.py::t[{i}]" for i in range(200))
+    e = ValueError(f"the visible tests still fail on the base ({cmd}); pytest said:\nE   locale.Error: unsupported"
+                   f"\n1 failed, 263 passed\nfix: --exclude")
+    said = mine.import_error(e)
+    assert said.startswith("the visible tests still fail on the base") and "1 failed, 263 passed" in said
+    assert "--exclude" in said and len(said) < 500  # the first line cut, the reason kept
+    assert mine.import_error(ValueError("no sdist")) == "no sdist"
 
 
 def test_the_wrong_fix_rule_wants_three_of_which_two_plausible():

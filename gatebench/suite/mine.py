@@ -11,6 +11,7 @@ sdists there first, so the round trip is proven too). Only what passes is writte
 
 from __future__ import annotations
 
+import ast
 import difflib
 import itertools
 import os
@@ -74,7 +75,7 @@ def classify(changed: list[str], globs: list[str], max_files: int, only_version:
     if not any(is_test_module(p) for p in test_files):
         return [], [], "no test module changed"
     if not code:
-        return [], [], "no source module changed (beyond a version line)"
+        return [], [], "no source module changed (beyond a version line, comments or docstrings)"
     if len(code) > max_files:
         return [], [], f"{len(code)} source modules changed (more than --max-files {max_files})"
     return code, test_files, ""
@@ -109,6 +110,34 @@ def version_only(a: Path, b: Path, rel: str) -> bool:
     return bool(diff) and all(VERSION_LINE.match(x[1:]) for x in diff)
 
 
+def _code_of(text: str) -> str | None:
+    """The module's AST without its docstrings (comments are never in it), or None when it does not parse."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body and \
+                isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
+                isinstance(body[0].value.value, str):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree)
+
+
+def cosmetic_only(a: Path, b: Path, rel: str) -> bool:
+    """True when a module changed in nothing but comments and docstrings (a release's typo fixes): not part of
+    the fix, so neither counted against --max-files nor laid as reference."""
+    if not (a / rel).is_file():
+        return False
+    old, new = (_code_of((t / rel).read_text(errors="replace")) for t in (a, b))
+    return old is not None and old == new
+
+
+def not_code_change(a: Path, b: Path, rel: str) -> bool:
+    return version_only(a, b, rel) or cosmetic_only(a, b, rel)
+
+
 def release_notes(a: Path, b: Path, limit: int = 12) -> str:
     """The lines the fix release added to its changelog (facts for the prompt's author, not prose to copy)."""
     for p in sorted(b.iterdir()):
@@ -131,6 +160,16 @@ def pypi_versions(project: str) -> list[str]:
 
 
 # --- checks --------------------------------------------------------------------------------------------
+
+def import_error(e: Exception) -> str:
+    """An import's refusal, short: its first line (a visible command can be kilobytes of deselects, so cut) and
+    the last lines of what it quotes (pytest's own words, the reason), which the first line alone loses."""
+    lines = [x.strip() for x in str(e).splitlines() if x.strip()]
+    if not lines:
+        return type(e).__name__
+    head = lines[0] if len(lines[0]) <= 300 else lines[0][:240] + " ... " + lines[0][-60:]
+    return " | ".join([head, *lines[1:][-4:]])
+
 
 def wrong_fix_problems(injections: list[dict]) -> list[str]:
     plausible = sum(1 for i in injections if i["kind"] in ("plausible", "partial"))
@@ -226,6 +265,13 @@ def licence_of(meta: dict[str, list[str]]) -> str:
     return ""
 
 
+def licence_said(meta: dict[str, list[str]]) -> str:
+    """What PKG-INFO says of the licence, for the refusal: its expression, its field, else its classifier."""
+    said = meta.get("license-expression", []) + meta.get("license", []) + \
+        [c.rsplit("::", 1)[-1].strip() for c in meta.get("classifier", []) if c.startswith("License ::")]
+    return next((s for s in said if s.strip()), "")
+
+
 def repo_of(meta: dict[str, list[str]]) -> str:
     urls = [u.split(",", 1)[-1].strip() for u in meta.get("project-url", [])] + meta.get("home-page", [])
     return next((u for u in urls if re.match(r"https://(github\.com|gitlab\.com|codeberg\.org)/", u)), "")
@@ -247,8 +293,8 @@ def pair_candidate(project: str, base_v: str, fix_v: str, tmp: Path, globs: list
              "base": {"version": base_v, "file": sd[0].name, "sha256": sha256_of(sd[0])},
              "fix": {"version": fix_v, "file": sd[1].name, "sha256": sha256_of(sd[1])}}
     if not facts["license"]:
-        return None, f"licence not MIT/BSD/Apache/ISC/PSF by its PKG-INFO ({meta.get('license', ['?'])[0][:40]})", facts
-    files, tests, why = classify(changed_between(a, b), globs, max_files, lambda rel: version_only(a, b, rel))
+        return None, f"licence not MIT/BSD/Apache/ISC/PSF by its PKG-INFO ({licence_said(meta)[:60] or 'none stated'})", facts
+    files, tests, why = classify(changed_between(a, b), globs, max_files, lambda rel: not_code_change(a, b, rel))
     if why:
         return None, why, facts
     return Candidate(label, files, tests, release_notes(a, b), base_v, fix_v), "", facts
@@ -300,6 +346,8 @@ def mine_pypi(project: str, versions: list[str], out: Path, *, start_id: int, pr
                 out.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(tmp / "check" / "suite" / f"{rid}.yaml", out / f"{rid}.yaml")
                 taken.add(rid)
+            # The verdict now, not only in the summary after the last pair: an import takes many minutes.
+            progress(n, len(pairs), label, ("KEPT " + rid) if o.kept else f"not kept: {o.reason}", t0)
             outcomes.append(o)
     return outcomes
 
@@ -332,7 +380,7 @@ def check_recipe(draft: dict, work: Path, timeout_s: float, selftest_timeout_s: 
             selftest = f"selftest {time.monotonic() - t0:.0f} s at load {load0:.0f}-{os.getloadavg()[0]:.0f}"
             problems += [bad] if bad else []
     except UsageError as e:
-        return Outcome("", False, f"cannot be imported: {str(e).splitlines()[0][:400]}", rid)
+        return Outcome("", False, f"cannot be imported: {import_error(e)}", rid)
     finally:
         if old_suite is None:
             os.environ.pop("GATEBENCH_SUITE_DIR", None)
@@ -434,7 +482,7 @@ def mine_git(repo: Path, rev: str, limit: int, home: Path, *, prefix: str, max_f
                     bad = run_selftest(tid, scratch, None, selftest_timeout_s)
                     problems += [bad] if bad else []
             except UsageError as e:
-                outcomes.append(Outcome(label, False, f"cannot be imported: {str(e).splitlines()[0][:400]}", tid))
+                outcomes.append(Outcome(label, False, f"cannot be imported: {import_error(e)}", tid))
                 continue
             kept = not problems
             if kept:
