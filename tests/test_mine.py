@@ -40,6 +40,16 @@ def test_a_candidate_changes_a_test_module_and_a_few_source_modules_beyond_a_ver
     assert (files, tests, why) == (["pkg/core.py"], ["test_core.py"], "")
 
 
+def test_a_benchmark_folder_singular_or_plural_holds_no_module_of_the_fix():
+    # mistune 3.1.3..3.1.4: the ATX heading and list fixes, and a lint fix in benchmark/bench.py, counted as a third
+    # source module (more than --max-files 2) until `benchmark/` was skipped like `benchmarks/`.
+    changed = ["benchmark/bench.py", "src/mistune/block_parser.py", "src/mistune/list_parser.py", "tests/test_misc.py"]
+    assert mine.classify(changed, GLOBS, 2, never) == \
+        (["src/mistune/block_parser.py", "src/mistune/list_parser.py"], ["tests/test_misc.py"], "")
+    assert mine.classify(["benchmarks/b.py", "pkg/benchmark.py", "test_a.py"], GLOBS, 1, never) == \
+        (["pkg/benchmark.py"], ["test_a.py"], "")  # a module named benchmark is code
+
+
 def test_a_generated_version_file_with_a_version_tuple_is_a_version_line_only(tmp_path: Path):
     # humanize's hatch-vcs `_version.py`: its tuple line made every release pair look like one more source module.
     a, b = tmp_path / "a", tmp_path / "b"
