@@ -50,6 +50,21 @@ def test_a_benchmark_folder_singular_or_plural_holds_no_module_of_the_fix():
         (["pkg/benchmark.py"], ["test_a.py"], "")  # a module named benchmark is code
 
 
+def test_a_file_whose_only_change_is_the_release_version_string_is_not_part_of_the_fix(tmp_path: Path):
+    # python-slugify 9.1.0..9.1.1: tools/check_dist.py asserts the version in two places; only slugify.py is the fix.
+    a, b = tmp_path / "a", tmp_path / "b"
+    for t, v in ((a, "9.1.0"), (b, "9.1.1")):
+        (t / "tools").mkdir(parents=True)
+        (t / "PKG-INFO").write_text(f"Metadata-Version: 2.4\nName: p\nVersion: {v}\n\nlong text\n")
+        (t / "tools" / "check_dist.py").write_text(f"assert meta['Version'] == '{v}'\nrun('x == {v!r}')\n")
+        (t / "core.py").write_text(f"LIMIT = 1\nNOTE = 'since {v}'\n")
+    (b / "core.py").write_text("LIMIT = 2\nNOTE = 'since 9.1.1'\n")
+    assert mine.version_only(a, b, "tools/check_dist.py")
+    assert not mine.version_only(a, b, "core.py")  # a real change beside the version string is code
+    assert not mine.bumped_only("x = 1\n", "x = 1\n", "1.0", "1.1")  # unchanged is no change
+    assert not mine.bumped_only("v = '1.0'\n", "v = '1.1'\n", "", "")  # no PKG-INFO: no version to know
+
+
 def test_a_generated_version_file_with_a_version_tuple_is_a_version_line_only(tmp_path: Path):
     # humanize's hatch-vcs `_version.py`: its tuple line made every release pair look like one more source module.
     a, b = tmp_path / "a", tmp_path / "b"

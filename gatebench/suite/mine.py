@@ -106,9 +106,25 @@ def version_only(a: Path, b: Path, rel: str) -> bool:
         return False
     if generated_version_file((b / rel).read_text(errors="replace")):
         return True
-    old, new = ((t / rel).read_text(errors="replace").splitlines() for t in (a, b))
+    old_text, new_text = ((t / rel).read_text(errors="replace") for t in (a, b))
+    if bumped_only(old_text, new_text, *(release_version(t) for t in (a, b))):
+        return True
+    old, new = old_text.splitlines(), new_text.splitlines()
     diff = [x for x in difflib.unified_diff(old, new, lineterm="", n=0) if x[:1] in "+-" and x[:3] not in ("+++", "---")]
     return bool(diff) and all(VERSION_LINE.match(x[1:]) for x in diff)
+
+
+def release_version(tree: Path) -> str:
+    """The Version PKG-INFO states ("" when there is none: a git tree)."""
+    return (pkg_meta(tree).get("version") or [""])[0]
+
+
+def bumped_only(old: str, new: str, old_version: str, new_version: str) -> bool:
+    """True when the file changed in nothing but the release's version string, wherever it stands (python-slugify's
+    tools/check_dist.py asserts `metadata['Version'] == '9.1.0'` and `__version__ == '9.1.0'`, lines no version
+    assignment pattern knows)."""
+    return bool(old_version and new_version and old_version != new_version and old != new
+                and old.replace(old_version, new_version) == new)
 
 
 def _code_of(text: str) -> str | None:
