@@ -21,8 +21,16 @@ CMD = "{python} -m pytest -q -p no:cacheprovider hidden_tests"
 def test_only_an_exact_pytest_command_is_closed():
     assert closed.pytest_args("{python} -m pytest -q -k 'a or b' tests") == ["-q", "-k", "a or b", "tests"]
     for cmd in ("{python} -m pytest tests | tee log", "{python} -m pytest $X", "{python} -m compileall -q .",
-                "python -m pytest tests", "{python} -m pytest tests; true"):
+                "python -m pytest tests", "{python} -m pytest tests; true", "{python} -m pytest 'tests'|tee x",
+                '{python} -m pytest "tests$X"', '{python} -m pytest "t`id`"', "{python} -m pytest tests\\;true",
+                "{python} -m pytest 'a\nb'"):
         assert closed.pytest_args(cmd) is None, cmd
+    # A visible command deselecting a test whose id has shell characters, single-quoted as the import writes it
+    # (natsort's `test_parse_string_factory_invariance[0-<lambda>]`): plain text, no shell syntax. It was refused,
+    # so the import's own visible command could not run in the oracle.
+    assert closed.pytest_args("{python} -m pytest -q tests --deselect='tests/t.py::f[0-<lambda>]' "
+                              "'tests/t.py::g[a|b&c;d]'") == \
+        ["-q", "tests", "--deselect=tests/t.py::f[0-<lambda>]", "tests/t.py::g[a|b&c;d]"]
 
 
 def test_config_is_found_in_pytests_own_order_among_trusted_files():

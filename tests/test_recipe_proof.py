@@ -6,6 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
+import yaml
 
 from gatebench.suite import recipes
 from gatebench.suite.taskimport import pipeline
@@ -41,3 +42,27 @@ def _measure(monkeypatch, proven):
 def test_a_recorded_proof_is_not_run_again_and_an_absent_one_is(monkeypatch, proven, runs, exclude):
     m, calls = _measure(monkeypatch, proven)
     assert len(calls) == runs and m.no_twin == exclude
+
+
+def test_a_recipes_test_env_reaches_the_import_and_an_absent_one_keeps_the_hash(tmp_path, monkeypatch):
+    # dpath's sdist declares none of the test dependencies (nose2, hypothesis, mock) its test modules import.
+    r = recipes.load_recipe("R1")
+    assert r.test_env is None
+    h = recipes.recipe_hash(r)
+    assert recipes.recipe_hash(r.model_copy(update={"test_env": ["nose2"]})) != h
+    seen: dict = {}
+
+    class Stop(Exception):
+        pass
+
+    def import_task(*_a, **kw):
+        seen.update(kw)
+        raise Stop
+    monkeypatch.setattr(recipes, "lay_history", lambda *_a: "0" * 40)
+    monkeypatch.setattr(recipes, "import_task", import_task)
+    path = tmp_path / "R1.yaml"
+    data = r.model_dump(mode="json", exclude_none=True)
+    path.write_text(yaml.safe_dump({**data, "test_env": ["nose2", "mock"]}))
+    with pytest.raises(Stop):
+        recipes.curate(path)
+    assert seen["extra_env"] == ["nose2", "mock"]

@@ -60,6 +60,9 @@ def add_arguments(sub) -> None:
     m.add_argument("--max-files", type=int, default=2, metavar="N", help="at most N source modules in the fix "
                    "(default 2)")
     m.add_argument("--tests", nargs="+", metavar="GLOB", help="the project's test files (default: the import's)")
+    m.add_argument("--env", nargs="+", metavar="SPEC", dest="extra_env", help="pip requirement specs added to the "
+                   "environment's resolution (`task import --env`; --pypi: the recipe's test_env): test dependencies "
+                   "the project does not declare")
     m.add_argument("--timeout-s", type=float, default=300, help="per oracle run of an import (default 300)")
     m.add_argument("--selftest-timeout-s", type=float, default=1200, help="per selftest (default 1200)")
     m.add_argument("--json", action="store_true", help="one JSON object per pair or commit on stdout")
@@ -74,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         versions = args.versions or mine.pypi_versions(args.source)[-max(2, args.last):]
         outcomes = mine.mine_pypi(args.source, versions, args.out, start_id=args.start_id, prompts=prompts,
                                   python=args.python or "3.11", max_files=args.max_files, globs=args.tests,
-                                  repo=args.repo_url, licence=args.licence, timeout_s=args.timeout_s,
+                                  repo=args.repo_url, licence=args.licence, extra_env=args.extra_env, timeout_s=args.timeout_s,
                                   selftest_timeout_s=args.selftest_timeout_s, listing=args.list or not prompts)
     else:
         repo = Path(args.source)
@@ -84,13 +87,13 @@ def run(args: argparse.Namespace) -> int:
 
         home = args.home.resolve() if args.home else project_root()
         outcomes = mine.mine_git(repo, args.rev, args.last, home, prefix=args.prefix, max_files=args.max_files,
-                                 globs=args.tests, python=args.python, timeout_s=args.timeout_s,
+                                 globs=args.tests, python=args.python, extra_env=args.extra_env, timeout_s=args.timeout_s,
                                  selftest_timeout_s=args.selftest_timeout_s, listing=args.list)
     for o in outcomes:
         if args.json:
             print(json.dumps({"label": o.label, "kept": o.kept, "id": o.id, "reason": o.reason, "seconds": o.seconds}))
         else:
-            print(f"{o.label}: {'KEPT ' + (o.id or '') if o.kept else ''}{'' if o.kept else o.reason}"
+            print(f"{o.label}: {'KEPT ' + (o.id or '') + ' (' + o.reason + ')' if o.kept else o.reason}"
                   + (f" ({o.seconds:.0f} s)" if o.seconds else ""))
     kept = [o for o in outcomes if o.kept]
     listed = [o for o in outcomes if o.reason.startswith("candidate")]

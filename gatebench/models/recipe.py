@@ -65,6 +65,9 @@ class Recipe(Strict):
     test_globs: list[str] | None = Field(None, description="the project's test files (protected), if not the default")
     prompt: str = Field(min_length=40, description="written here, in our own words")
     python: str = Field(pattern=r"^3\.[0-9]+$")
+    test_env: list[str] | None = Field(None, description="pip requirement specs added to the environment's resolution "
+                                       "(`task import --env`): test dependencies the sdist does not declare, which "
+                                       "its test modules import (dpath's nose2, hypothesis, mock)")
     requirements: list[str] = Field(default_factory=list, description="the environment, pinned")
     fail_to_pass: list[str] = Field(default_factory=list)
     pass_to_pass: list[str] = Field(default_factory=list)

@@ -36,13 +36,34 @@ _SHELL = set("|&;<>$`\\\n")
 _plugins: dict[str, tuple[str, ...]] = {}
 
 
+def _shell_syntax(command: str) -> bool:
+    """True when the command has shell syntax a shell would act on: one of `_SHELL` outside quotes, or `$`, a
+    backtick or a backslash inside double quotes. Inside single quotes every character is literal, so a test id
+    quoted there (`--deselect='t.py::f[0-<lambda>]'`, pytest's id for a lambda parameter) is plain text."""
+    quote = ""
+    for c in command:
+        if c == "\n":
+            return True
+        if quote == "'":
+            quote = "" if c == "'" else quote
+        elif quote == '"':
+            if c in '$`\\':
+                return True
+            quote = "" if c == '"' else quote
+        elif c in "'\"":
+            quote = c
+        elif c in _SHELL:
+            return True
+    return False
+
+
 def pytest_args(command: str) -> list[str] | None:
     """ARGS of a command that is exactly `{python} -m pytest ARGS` (no shell syntax), else None."""
     try:
         toks = shlex.split(command)
     except ValueError:
         return None
-    if toks[:3] != ["{python}", "-m", "pytest"] or any(set(t) & _SHELL for t in toks):
+    if toks[:3] != ["{python}", "-m", "pytest"] or _shell_syntax(command):
         return None
     return toks[3:]
 

@@ -79,7 +79,7 @@ def samples() -> SuiteSamples:
 def recipe_hash(r: Recipe) -> str:
     # An empty canaries_exclude is left out so that recipes written before the field keep their hash (and stay laid).
     skip = {"cost"} | (set() if r.canaries_exclude else {"canaries_exclude"}) | \
-        (set() if r.canaries_proof is not None else {"canaries_proof"})
+        (set() if r.canaries_proof is not None else {"canaries_proof"}) | (set() if r.test_env else {"test_env"})
     return hashlib.sha256(json.dumps(r.model_dump(mode="json", exclude=skip), sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -314,7 +314,7 @@ def curate(path: Path, log=lambda _m: None, timeout_s: float = 300) -> tuple[Rec
         os.environ.setdefault("GATEBENCH_ENV_CACHE", str(checkout() / ".cache" / "envs"))
         try:
             res = import_task(repo, sha, home, task_id=r.id, prompt=r.prompt, test_globs=r.test_globs or DEFAULT_TEST_GLOBS,
-                              code_files=r.files, python=r.python, timeout_s=timeout_s, log=log,
+                              code_files=r.files, python=r.python, extra_env=r.test_env, timeout_s=timeout_s, log=log,
                               source={"repo": r.repo, "commit": r.provenance_label(), "project": r.project, "license": r.license})
         finally:
             os.environ.pop("GATEBENCH_HOME", None)
