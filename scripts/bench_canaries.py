@@ -21,7 +21,7 @@ Prints the median wall and CPU seconds (this process and its children) of each, 
 canaries / closed, canaries / k and canaries / legacy (what issue 31's printer and k twins cost over the one-twin
 layout). `--state` measures on another end state than the reference (`base`, or an injection's name): where the
 code is wrong a test may wait out its timeouts (T11's pool), and each twin of it waits too. `--arms` runs only those
-arms (`old` and `canaries` always); `--home` finds the tasks in a bench home (a real-suite task, R1). By
+arms (`old` and `canaries` always); `--budgets 16,32` adds an arm `bN` per budget; `--home` finds the tasks in a bench home (a real-suite task, R1). By
 default every arm runs unsandboxed (`--sandbox off`), so that pytest's CPU seconds are accounted to this process
 (bwrap's are not) and the CPU ratio, steadier than wall time on a shared machine, is the one judged; the sandbox
 costs every arm alike (scripts/bench_sandbox.py). `--sandbox required` measures wall time as the bench runs. `--imported` also imports more-itertools 10.1.0 -> 10.2.0
@@ -51,7 +51,7 @@ LIMIT = 1.3
 SANDBOX = "off"  # --sandbox: `off` for CPU figures (a sandboxed run's children are not accounted to us)
 
 
-def arms(tf, repo: Path, python: str) -> dict:
+def arms(tf, repo: Path, python: str, budgets: tuple[int, ...] = ()) -> dict:
     from gatebench.oracle.oracle import run_binding, run_oracle
     from gatebench.suite.benchstate import oracle_binding
 
@@ -104,6 +104,8 @@ def arms(tf, repo: Path, python: str) -> dict:
 
     return {"old": old, "closed": closed, "legacy": legacy, "before": before,
             "k": lambda **kw: run_binding(str(repo), b, python, canaries={"budget": 0, **kw}),
+            **{f"b{n}": (lambda n=n, **kw: run_binding(str(repo), b, python, canaries={"budget": n, **kw}))
+               for n in budgets},
             "canaries": lambda **kw: run_binding(str(repo), b, python, canaries=kw)}
 
 
@@ -121,7 +123,7 @@ def timed(fn, **kw) -> tuple[float, float, dict]:
 
 
 def bundled(tids: list[str], rounds: int, state: str = "reference", only: list[str] | None = None,
-            home: Path | None = None) -> list[tuple]:
+            home: Path | None = None, budgets: tuple[int, ...] = ()) -> list[tuple]:
     from gatebench.suite.taskenv import task_env
     from gatebench.suite.tasks import apply_state, copy_tree, load_task
 
@@ -134,8 +136,8 @@ def bundled(tids: list[str], rounds: int, state: str = "reference", only: list[s
             copy_tree(tf.repo, repo)
             if state != "base":
                 apply_state(tf, state, repo)
-            fns = {k: f for k, f in arms(tf, repo, env.python if env else sys.executable).items()
-                   if only is None or k in only or k in ("old", "canaries")}
+            fns = {k: f for k, f in arms(tf, repo, env.python if env else sys.executable, budgets).items()
+                   if only is None or k in only or k in ("old", "canaries") or k[1:].isdigit()}
             times: dict[str, list[float]] = {k: [] for k in fns}
             cpus: dict[str, list[float]] = {k: [] for k in fns}
             twins = 0
@@ -210,6 +212,8 @@ def main() -> int:
     ap.add_argument("--arms", default="", help="comma-separated arms to run (old and canaries always); default all")
     ap.add_argument("--home", default="", help="the bench home of the tasks (a real-suite task laid by `gatebench "
                     "task materialize --home`)")
+    ap.add_argument("--budgets", default="", help="comma-separated `budget` values, each an arm `bN` (what chose "
+                    "canaries.TARGET_BUDGET)")
     ap.add_argument("--imported", action="store_true")
     ap.add_argument("--caps", default="0,16,32,64,128")
     ap.add_argument("--sandbox", choices=("required", "off"), default="off",
@@ -218,13 +222,15 @@ def main() -> int:
     global SANDBOX
     SANDBOX = args.sandbox
     rows = bundled([t for t in args.tasks.split(",") if t], args.rounds, args.state,
-                   args.arms.split(",") if args.arms else None, Path(args.home) if args.home else None) \
+                   args.arms.split(",") if args.arms else None, Path(args.home) if args.home else None,
+                   tuple(int(n) for n in args.budgets.split(",") if n)) \
         if args.tasks else []
     if rows:
         print(f"medians of {args.rounds} alternating rounds, state {args.state}, sandbox {SANDBOX}; wall seconds, then "
               "CPU seconds (this process and its children: steadier on a shared machine; sandboxed, the children's "
               "are not counted); ratios to `old` unless named")
-        names = [k for k in ("old", "closed", "legacy", "before", "k", "canaries") if k in rows[0][2]]
+        names = [k for k in ("old", "closed", "legacy", "before", "k", *(k for k in rows[0][2] if k[1:].isdigit()),
+                             "canaries") if k in rows[0][2]]
         ratios = [(f"{n} x", n, "old") for n in names if n != "old"]
         ratios += [(f"x {n}", "canaries", n) for n in ("closed", "k", "legacy") if n in names]
         head = " ".join(f"{n:>8}" for n in names) + " " + " ".join(f"{r[0]:>10}" for r in ratios)

@@ -57,20 +57,25 @@ def test_fewer_twinned_tests_get_more_twins_until_the_odds_meet_the_bound_and_ma
 def test_the_tests_a_wrong_fix_fails_get_their_sites_capacity_within_the_budget_and_the_rest_as_before(tmp_path):
     """An adaptive guesser guesses only in the groups of the tests its code fails, a near-correct wrong fix one
     FAIL_TO_PASS test: k twins left it 1 in k+1 there. Before this rule a named FAIL_TO_PASS test got k (2)."""
-    f2p = [f"test_m.py::test_v{i}" for i in range(3)]
-    plan = plan_of(tmp_path / "f2p", module(14), fail_to_pass=f2p)
+    f2p = [f"test_m.py::test_v{i}" for i in range(2)]
+    plan = plan_of(tmp_path / "f2p", module(16), fail_to_pass=f2p)  # (1/13)^2 (1/2)^14: under the bound
     sizes = canaries.group_sizes(plan)
-    assert [sizes[f] - 1 for f in f2p] == [twins.LADDER] * 3  # their sites' capacity (LADDER for these)
-    assert sorted(n - 1 for f, n in sizes.items() if f not in f2p) == [1] * 11  # the sampled rest: one, as before
+    assert [sizes[f] - 1 for f in f2p] == [twins.LADDER] * 2  # their sites' capacity (LADDER for these)
+    assert sorted(n - 1 for f, n in sizes.items() if f not in f2p) == [1] * 14  # the rest: one, as before
     assert proof.adaptive_odds(plan, f2p[:1]) == pytest.approx(1 / (twins.LADDER + 1))  # was 1 in 3
     assert canaries.guess_odds(plan) <= GUESS_ODDS  # the blind bound still met
+    # More of them than the budget takes to capacity: it is shared, smallest group first.
+    three = canaries.group_sizes(plan_of(tmp_path / "f2p3", module(14), fail_to_pass=[*f2p, "test_m.py::test_v2"]))
+    assert canaries.TARGET_BUDGET < 3 * (twins.LADDER - CANARY_TWINS)
+    assert sorted(three[f"test_m.py::test_v{i}"] - 1 for i in range(3)) == \
+        sorted(CANARY_TWINS + canaries.TARGET_BUDGET // 3 + (i < canaries.TARGET_BUDGET % 3) for i in range(3))
     # No FAIL_TO_PASS named (a bundled task): every expected test is one a wrong fix may fail. The budget's
     # extra twins go to the smallest groups first, so no group is left far below another.
     bundled = twins_per_test(plan_of(tmp_path / "all", module(14)))
     assert sum(bundled) == 14 * CANARY_TWINS + canaries.TARGET_BUDGET and max(bundled) - min(bundled) <= 1
     assert max(bundled) <= twins.LADDER
-    few = twins_per_test(plan_of(tmp_path / "few", module(3)))
-    assert few == [twins.LADDER] * 3  # within the budget: every test at its capacity, and never past it
+    few = twins_per_test(plan_of(tmp_path / "few", module(3), odds=1.0, budget=99))
+    assert few == [twins.LADDER] * 3  # a budget that could give more: every test at its capacity, never past it
     # A budget of 0 (a task whose tests are slow where the code is wrong: T11) keeps the counts as before.
     assert twins_per_test(plan_of(tmp_path / "zero", module(14), budget=0)) == [CANARY_TWINS] * 14
     t11 = oracle_binding(load_task("T11")).model_dump()
