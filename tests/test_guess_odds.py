@@ -58,12 +58,15 @@ def test_the_tests_a_wrong_fix_fails_get_their_sites_capacity_within_the_budget_
     """An adaptive guesser guesses only in the groups of the tests its code fails, a near-correct wrong fix one
     FAIL_TO_PASS test: k twins left it 1 in k+1 there. Before this rule a named FAIL_TO_PASS test got k (2)."""
     f2p = [f"test_m.py::test_v{i}" for i in range(2)]
-    plan = plan_of(tmp_path / "f2p", module(16), fail_to_pass=f2p)  # (1/13)^2 (1/2)^14: under the bound
+    plan = plan_of(tmp_path / "f2p", module(14), fail_to_pass=f2p, odds=1.0, budget=2 * (twins.LADDER - CANARY_TWINS))
     sizes = canaries.group_sizes(plan)
     assert [sizes[f] - 1 for f in f2p] == [twins.LADDER] * 2  # their sites' capacity (LADDER for these)
-    assert sorted(n - 1 for f, n in sizes.items() if f not in f2p) == [1] * 14  # the rest: one, as before
-    assert proof.adaptive_odds(plan, f2p[:1]) == pytest.approx(1 / (twins.LADDER + 1))  # was 1 in 3
-    assert canaries.guess_odds(plan) <= GUESS_ODDS  # the blind bound still met
+    assert sorted(n - 1 for f, n in sizes.items() if f not in f2p) == [1] * 12  # the rest: one, as before
+    # The default budget takes one FAIL_TO_PASS test to its capacity, and the blind bound is still met.
+    assert canaries.TARGET_BUDGET >= twins.LADDER - CANARY_TWINS
+    one = plan_of(tmp_path / "one", module(14), fail_to_pass=f2p[:1])
+    assert canaries.group_sizes(one)[f2p[0]] - 1 == twins.LADDER and canaries.guess_odds(one) <= GUESS_ODDS
+    assert proof.adaptive_odds(one, f2p[:1]) == pytest.approx(1 / (twins.LADDER + 1))  # was 1 in 3
     # More of them than the budget takes to capacity: it is shared, smallest group first.
     three = canaries.group_sizes(plan_of(tmp_path / "f2p3", module(14), fail_to_pass=[*f2p, "test_m.py::test_v2"]))
     assert canaries.TARGET_BUDGET < 3 * (twins.LADDER - CANARY_TWINS)

@@ -94,7 +94,7 @@ def lay(copy: str, hidden_dir: str, dest: str, expected: list[str], opts: dict) 
     `opts`: `exclude` (ids), `cap` (int or None; default CANARY_CAP), `fail_to_pass` (ids, all twinned),
     `twins` (twins per test, int or None for every option a site has, selftest's proof; default
     CANARY_TWINS), `odds` (the guess odds bound, default GUESS_ODDS), `budget` (extra twins for the tests a
-    wrong fix fails, default TARGET_BUDGET; 0: as before issue 31's adaptive step), `place` (random | before | after),
+    wrong fix fails, default TARGET_BUDGET; 0: k and the blind bound's only), `place` (random | before | after),
     `seed` (default fresh: `secrets.randbits(64)`).
     A task that names its FAIL_TO_PASS tests gives only those k twins, the sampled rest one each: a swap has
     nothing to gain on a test that passes on the base anyway, and one twin already catches whatever makes
