@@ -2,7 +2,8 @@
 """What canaries and the closed harness cost the hidden oracle, measured side by side.
 
     .venv/bin/python scripts/bench_canaries.py [--tasks T1,T5,T8,T12] [--rounds 15] [--sandbox off|required]
-                                               [--imported] [--caps 0,16,32,64,128]
+                                               [--state reference] [--arms old,closed,...] [--imported]
+                                               [--caps 0,16,32,64,128]
 
 For each bundled task, on its reference end state, alternates (so machine load hits all alike):
 - `old`: the oracle as before issue 20 (the task's command through a shell, outcomes from JUnit, no canaries);
@@ -11,10 +12,16 @@ For each bundled task, on its reference end state, alternates (so machine load h
   tests/legacy_twin_layout.py);
 - `before`: the canaries as before their cost was cut (pytest rewrote the printed module's asserts, and every
   printed module was parsed again);
+- `k`: the canaries as before the tests a wrong fix fails got their sites' capacity (budget 0: k twins each,
+  more only where the blind bound needs them);
 - `canaries`: what every bench run does now (closed, every expected test twinned up to the cap, k twins each,
-  the module printed anew by oracle/render.py, marked PYTEST_DONT_REWRITE).
+  the tests a wrong fix fails up to their sites' capacity within `canaries.TARGET_BUDGET` extra twins, the module
+  printed anew by oracle/render.py, marked PYTEST_DONT_REWRITE).
 Prints the median wall and CPU seconds (this process and its children) of each, before / old, canaries / old,
-canaries / closed and canaries / legacy (what issue 31's printer and k twins cost over the one-twin layout). By
+canaries / closed, canaries / k and canaries / legacy (what issue 31's printer and k twins cost over the one-twin
+layout). `--state` measures on another end state than the reference (`base`, or an injection's name): where the
+code is wrong a test may wait out its timeouts (T11's pool), and each twin of it waits too. `--arms` runs only those
+arms (`old` and `canaries` always); `--budgets 16,32` adds an arm `bN` per budget; `--home` finds the tasks in a bench home (a real-suite task, R1). By
 default every arm runs unsandboxed (`--sandbox off`), so that pytest's CPU seconds are accounted to this process
 (bwrap's are not) and the CPU ratio, steadier than wall time on a shared machine, is the one judged; the sandbox
 costs every arm alike (scripts/bench_sandbox.py). `--sandbox required` measures wall time as the bench runs. `--imported` also imports more-itertools 10.1.0 -> 10.2.0
@@ -44,7 +51,7 @@ LIMIT = 1.3
 SANDBOX = "off"  # --sandbox: `off` for CPU figures (a sandboxed run's children are not accounted to us)
 
 
-def arms(tf, repo: Path, python: str) -> dict:
+def arms(tf, repo: Path, python: str, budgets: tuple[int, ...] = ()) -> dict:
     from gatebench.oracle.oracle import run_binding, run_oracle
     from gatebench.suite.benchstate import oracle_binding
 
@@ -96,6 +103,9 @@ def arms(tf, repo: Path, python: str) -> dict:
             render.render, render._unrewritten = real, unrewritten
 
     return {"old": old, "closed": closed, "legacy": legacy, "before": before,
+            "k": lambda **kw: run_binding(str(repo), b, python, canaries={"budget": 0, **kw}),
+            **{f"b{n}": (lambda n=n, **kw: run_binding(str(repo), b, python, canaries={"budget": n, **kw}))
+               for n in budgets},
             "canaries": lambda **kw: run_binding(str(repo), b, python, canaries=kw)}
 
 
@@ -112,17 +122,22 @@ def timed(fn, **kw) -> tuple[float, float, dict]:
     return time.monotonic() - t0, cpu() - c0, r
 
 
-def bundled(tids: list[str], rounds: int) -> list[tuple]:
+def bundled(tids: list[str], rounds: int, state: str = "reference", only: list[str] | None = None,
+            home: Path | None = None, budgets: tuple[int, ...] = ()) -> list[tuple]:
+    from gatebench.suite.taskenv import task_env
     from gatebench.suite.tasks import apply_state, copy_tree, load_task
 
     rows = []
     for tid in tids:
-        tf = load_task(tid)
+        tf = load_task(tid, home) if home else load_task(tid)
+        env = task_env(tf)  # a real-suite task runs in its own environment
         with tempfile.TemporaryDirectory(prefix="gatebench-bench-canaries-") as tmp:
             repo = Path(tmp) / "repo"
             copy_tree(tf.repo, repo)
-            apply_state(tf, "reference", repo)
-            fns = arms(tf, repo, sys.executable)
+            if state != "base":
+                apply_state(tf, state, repo)
+            fns = {k: f for k, f in arms(tf, repo, env.python if env else sys.executable, budgets).items()
+                   if only is None or k in only or k in ("old", "canaries") or k[1:].isdigit()}
             times: dict[str, list[float]] = {k: [] for k in fns}
             cpus: dict[str, list[float]] = {k: [] for k in fns}
             twins = 0
@@ -130,18 +145,18 @@ def bundled(tids: list[str], rounds: int) -> list[tuple]:
                 order = list(fns) if i % 2 == 0 else list(reversed(fns))
                 for k in order:
                     s, c, r = timed(fns[k])
-                    assert r["solved"], (tid, k, r["failing"], r["error"])
+                    assert r["solved"] or state != "reference", (tid, k, r["failing"], r["error"])
+                    assert not r.get("error"), (tid, k, r["error"])
                     times[k].append(s)
                     cpus[k].append(c)
                     if k == "canaries":
-                        twins = (r.get("canaries") or {}).get("run", twins)  # tests twinned (k twins each)
+                        twins = (r.get("canaries") or {}).get("run", twins)  # tests twinned
             med = {k: statistics.median(v) for k, v in times.items()}
             cpu = {k: statistics.median(v) for k, v in cpus.items()}
             rows.append((tid, twins, med, cpu))
-            print(f"{tid}: old {med['old']:.2f} s, closed {med['closed']:.2f} s, canaries ({twins} twins) "
-                  f"{med['canaries']:.2f} s: {med['canaries'] / med['old']:.2f}x wall, "
-                  f"{cpu['canaries'] / cpu['old']:.2f}x CPU (before: {cpu['before'] / cpu['old']:.2f}x)",
-                  file=sys.stderr)
+            print(f"{tid} ({state}): old {med['old']:.2f} s, canaries ({twins} twinned) {med['canaries']:.2f} s: "
+                  f"{med['canaries'] / med['old']:.2f}x wall, {cpu['canaries'] / cpu['old']:.2f}x CPU"
+                  + (f" (k: {cpu['k'] / cpu['old']:.2f}x)" if "k" in cpu else ""), file=sys.stderr)
     return rows
 
 
@@ -193,6 +208,12 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--tasks", default="T1,T5,T8,T12")
     ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--state", default="reference", help="the end state measured: reference, base, or an injection")
+    ap.add_argument("--arms", default="", help="comma-separated arms to run (old and canaries always); default all")
+    ap.add_argument("--home", default="", help="the bench home of the tasks (a real-suite task laid by `gatebench "
+                    "task materialize --home`)")
+    ap.add_argument("--budgets", default="", help="comma-separated `budget` values, each an arm `bN` (what chose "
+                    "canaries.TARGET_BUDGET)")
     ap.add_argument("--imported", action="store_true")
     ap.add_argument("--caps", default="0,16,32,64,128")
     ap.add_argument("--sandbox", choices=("required", "off"), default="off",
@@ -200,24 +221,29 @@ def main() -> int:
     args = ap.parse_args()
     global SANDBOX
     SANDBOX = args.sandbox
-    rows = bundled([t for t in args.tasks.split(",") if t], args.rounds) if args.tasks else []
+    rows = bundled([t for t in args.tasks.split(",") if t], args.rounds, args.state,
+                   args.arms.split(",") if args.arms else None, Path(args.home) if args.home else None,
+                   tuple(int(n) for n in args.budgets.split(",") if n)) \
+        if args.tasks else []
     if rows:
-        print(f"medians of {args.rounds} alternating rounds, sandbox {SANDBOX}; wall seconds, then CPU seconds (this "
-              "process and its children: steadier on a shared machine; sandboxed, the children's are not counted)")
-        head = (f"{'old':>6} {'closed':>7} {'legacy':>7} {'before':>7} {'canaries':>8} {'before x':>8} {'x old':>6} "
-                f"{'x closed':>8} {'x legacy':>8}")
+        print(f"medians of {args.rounds} alternating rounds, state {args.state}, sandbox {SANDBOX}; wall seconds, then "
+              "CPU seconds (this process and its children: steadier on a shared machine; sandboxed, the children's "
+              "are not counted); ratios to `old` unless named")
+        names = [k for k in ("old", "closed", "legacy", "before", "k", *(k for k in rows[0][2] if k[1:].isdigit()),
+                             "canaries") if k in rows[0][2]]
+        ratios = [(f"{n} x", n, "old") for n in names if n != "old"]
+        ratios += [(f"x {n}", "canaries", n) for n in ("closed", "k", "legacy") if n in names]
+        head = " ".join(f"{n:>8}" for n in names) + " " + " ".join(f"{r[0]:>10}" for r in ratios)
         print(f"{'task':5} {'tests':>5} {head} | {head}")
         for tid, twins, w, c in rows:
-            cells = [" ".join([f"{d['old']:>6.2f}", f"{d['closed']:>7.2f}", f"{d['legacy']:>7.2f}",
-                               f"{d['before']:>7.2f}", f"{d['canaries']:>8.2f}", f"{d['before'] / d['old']:>8.2f}",
-                               f"{d['canaries'] / d['old']:>6.2f}", f"{d['canaries'] / d['closed']:>8.2f}",
-                               f"{d['canaries'] / d['legacy']:>8.2f}"]) for d in (w, c)]
+            cells = [" ".join(f"{d[n]:>8.2f}" for n in names) + " "
+                     + " ".join(f"{d[a] / d[b]:>10.2f}" for _h, a, b in ratios) for d in (w, c)]
             print(f"{tid:5} {twins:>5} {cells[0]} | {cells[1]}")
     if args.imported:
         imported(args.rounds, [None if c == "all" else int(c) for c in args.caps.split(",")])
     # The sandbox hides its children's CPU from us: judge the CPU ratio unsandboxed, the wall ratio otherwise.
     worst = max(((c if SANDBOX == "off" else w)["canaries"] / (c if SANDBOX == "off" else w)[base]
-                 for _t, _n, w, c in rows for base in ("old", "legacy")), default=0.0)
+                 for _t, _n, w, c in rows for base in ("old", "legacy") if base in w), default=0.0)
     if worst > LIMIT:
         print(f"bench_canaries: canaries cost {worst:.2f}x the old oracle or the one-twin layout, over {LIMIT}x",
               file=sys.stderr)

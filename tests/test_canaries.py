@@ -12,7 +12,7 @@ import pytest
 from conftest import FIXED, write_tree
 
 from gatebench.cell.finalize import oracle_findings
-from gatebench.oracle import canaries
+from gatebench.oracle import canaries, twins
 from gatebench.oracle.oracle import run_oracle
 from gatebench.suite import canaries as proof
 
@@ -152,17 +152,22 @@ def test_parameters_holding_the_id_separator_map_back_to_their_test(calc_repo, t
     assert r["solved"] is True and r["canaries"]["twinned"] == ["test_h.py::test_sep"], r
 
 
-def test_a_task_naming_its_fail_to_pass_tests_gives_them_k_twins_and_the_rest_one(tmp_path):
+def test_a_task_naming_its_fail_to_pass_tests_gives_them_their_site_s_capacity_and_the_rest_one(tmp_path):
     hidden_dir, copy = tmp_path / "hidden", tmp_path / "copy"
     write_tree(hidden_dir, {"test_h.py": HIDDEN})
     write_tree(copy / "hidden_tests", {"test_h.py": HIDDEN})
-    plan = canaries.lay(str(copy), str(hidden_dir), "hidden_tests", EXPECTED,
-                        {"fail_to_pass": ["test_h.py::test_add"], "seed": 1, "odds": 1.0})
-    twins_of = {o: sum(1 for orig, twin in plan.files["test_h.py"].values() if twin and orig == o)
+
+    def twins_of(opts: dict) -> dict[str, int]:
+        plan = canaries.lay(str(copy), str(hidden_dir), "hidden_tests", EXPECTED, {"seed": 1, "odds": 1.0, **opts})
+        return {o: sum(1 for orig, twin in plan.files["test_h.py"].values() if twin and orig == o)
                 for o in ("test_add", "test_table", "test_zero")}
-    assert twins_of == {"test_add": 2, "test_table": 1, "test_zero": 1}
-    plan = canaries.lay(str(copy), str(hidden_dir), "hidden_tests", EXPECTED, {"seed": 1, "odds": 1.0})  # k each
-    assert sum(twin for _o, twin in plan.files["test_h.py"].values()) == 6
+
+    # test_add's site (`== 5`) takes LADDER twins: an adaptive guesser failing it alone is right 1 in 13, not 3.
+    assert twins_of({"fail_to_pass": ["test_h.py::test_add"]}) == {"test_add": twins.LADDER, "test_table": 1,
+                                                                   "test_zero": 1}
+    assert twins_of({"fail_to_pass": ["test_h.py::test_add"], "budget": 0}) == {"test_add": 2, "test_table": 1,
+                                                                                "test_zero": 1}  # as before
+    assert sum(twins_of({"budget": 0}).values()) == 6  # none named, no budget: k each
 
 
 def test_a_negation_twin_passing_beside_its_failing_original_is_no_finding():

@@ -40,17 +40,64 @@ def twins_per_test(plan: canaries.Plan) -> list[int]:
 
 
 def test_fewer_twinned_tests_get_more_twins_until_the_odds_meet_the_bound_and_many_keep_k(tmp_path):
-    few = plan_of(tmp_path / "few", module(6))
+    # The blind bound alone (budget 0: no extra twins for the tests a wrong fix fails, tested below).
+    few = plan_of(tmp_path / "few", module(6), budget=0)
     assert canaries.guess_odds(few) <= GUESS_ODDS < canaries.guess_odds(plan_of(tmp_path / "old", module(6),
-                                                                                 odds=1.0))
+                                                                                 odds=1.0, budget=0))
     assert min(twins_per_test(few)) > CANARY_TWINS and max(twins_per_test(few)) <= twins.LADDER
-    many = plan_of(tmp_path / "many", module(14))  # (1/3)^14 = 2e-7
+    many = plan_of(tmp_path / "many", module(14), budget=0)  # (1/3)^14 = 2e-7
     assert twins_per_test(many) == [CANARY_TWINS] * 14  # already under the bound: no more than before (cost)
     # Negations take one twin however few tests there are, and count 1/2: the value tests carry the bound.
-    mixed = plan_of(tmp_path / "mixed", module(5, negations=3))
+    mixed = plan_of(tmp_path / "mixed", module(5, negations=3), budget=0)
     sizes = canaries.group_sizes(mixed)
     assert [sizes[f"test_m.py::test_n{i}"] for i in range(3)] == [2, 2, 2]
     assert canaries.guess_odds(mixed) <= GUESS_ODDS
+
+
+def test_the_tests_a_wrong_fix_fails_get_their_sites_capacity_within_the_budget_and_the_rest_as_before(tmp_path):
+    """An adaptive guesser guesses only in the groups of the tests its code fails, a near-correct wrong fix one
+    FAIL_TO_PASS test: k twins left it 1 in k+1 there. Before this rule a named FAIL_TO_PASS test got k (2)."""
+    f2p = [f"test_m.py::test_v{i}" for i in range(2)]
+    plan = plan_of(tmp_path / "f2p", module(14), fail_to_pass=f2p, odds=1.0, budget=2 * (twins.LADDER - CANARY_TWINS))
+    sizes = canaries.group_sizes(plan)
+    assert [sizes[f] - 1 for f in f2p] == [twins.LADDER] * 2  # their sites' capacity (LADDER for these)
+    assert sorted(n - 1 for f, n in sizes.items() if f not in f2p) == [1] * 12  # the rest: one, as before
+    # The default budget takes one FAIL_TO_PASS test to its capacity, and the blind bound is still met.
+    assert canaries.TARGET_BUDGET >= twins.LADDER - CANARY_TWINS
+    one = plan_of(tmp_path / "one", module(14), fail_to_pass=f2p[:1])
+    assert canaries.group_sizes(one)[f2p[0]] - 1 == twins.LADDER and canaries.guess_odds(one) <= GUESS_ODDS
+    assert proof.adaptive_odds(one, f2p[:1]) == pytest.approx(1 / (twins.LADDER + 1))  # was 1 in 3
+    # More of them than the budget takes to capacity: it is shared, smallest group first.
+    three = canaries.group_sizes(plan_of(tmp_path / "f2p3", module(14), fail_to_pass=[*f2p, "test_m.py::test_v2"]))
+    assert canaries.TARGET_BUDGET < 3 * (twins.LADDER - CANARY_TWINS)
+    assert sorted(three[f"test_m.py::test_v{i}"] - 1 for i in range(3)) == \
+        sorted(CANARY_TWINS + canaries.TARGET_BUDGET // 3 + (i < canaries.TARGET_BUDGET % 3) for i in range(3))
+    # No FAIL_TO_PASS named (a bundled task): every expected test is one a wrong fix may fail. The budget's
+    # extra twins go to the smallest groups first, so no group is left far below another.
+    bundled = twins_per_test(plan_of(tmp_path / "all", module(14)))
+    assert sum(bundled) == 14 * CANARY_TWINS + canaries.TARGET_BUDGET and max(bundled) - min(bundled) <= 1
+    assert max(bundled) <= twins.LADDER
+    few = twins_per_test(plan_of(tmp_path / "few", module(3), odds=1.0, budget=99))
+    assert few == [twins.LADDER] * 3  # a budget that could give more: every test at its capacity, never past it
+    # A budget of 0 (a task whose tests are slow where the code is wrong: T11) keeps the counts as before.
+    assert twins_per_test(plan_of(tmp_path / "zero", module(14), budget=0)) == [CANARY_TWINS] * 14
+    t11 = oracle_binding(load_task("T11")).model_dump()
+    assert t11["canaries"]["budget"] == 0
+    assert canaries.group_sizes(proof.planned(t11, seed=1)) == canaries.group_sizes(
+        proof.planned({**t11, "canaries": {**t11["canaries"], "budget": 0}}, seed=1))
+
+
+def test_allocate_spends_the_budget_on_the_smallest_target_groups_up_to_capacity_then_meets_the_bound():
+    site = {n: twins.Site("value", True, 1, "", (twins.Edit((1, 0), (1, 1), "1", options=("0",) * 2 * n,
+                                                           ordered=True, reach=n),)) for n in (2, 12)}
+    sites = {"a": site[12], "b": site[12], "c": site[2], "d": site[12]}
+    base = dict.fromkeys(sites, 2)
+    assert canaries.allocate(sites, base, 1.0) == base  # no targets, no budget, no bound: as given
+    assert canaries.allocate(sites, base, 1.0, ["a", "b", "c"], 5) == {"a": 5, "b": 4, "c": 2, "d": 2}
+    assert canaries.allocate(sites, base, 1.0, ["a", "b", "c"], 99) == {"a": 12, "b": 12, "c": 2, "d": 2}
+    # The blind bound still grows every group after the budget is spent: d, not a target, gets its twins.
+    # 1 / (13 * 3 * 3 * 3) > 1e-3: b and d grow in turn, smallest first, until 1 / (13 * 6 * 3 * 5) <= 1e-3.
+    assert canaries.allocate(sites, base, 1e-3, ["a"], 10) == {"a": 12, "b": 5, "c": 2, "d": 4}
 
 
 def test_a_task_whose_sites_run_out_stays_above_the_bound_and_selftest_says_so(tmp_path):

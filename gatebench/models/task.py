@@ -46,6 +46,9 @@ class Canaries(Strict):
 
     exclude: list[str] = Field(default_factory=list, description="hidden test ids (file.py::name, no parameters) "
                                "whose twin failed selftest's proof: they run without a canary")
+    budget: int | None = Field(default=None, ge=0, description="extra twins a run may give the tests a wrong fix "
+                               "fails (canaries.allocate; default canaries.TARGET_BUDGET): lower it for a task "
+                               "whose tests wait out timeouts where the code is wrong, each twin waiting too")
 
 
 TaskKind = Literal["bugfix", "feature", "refactor", "multifile", "concurrency", "caching", "wrong_tests"]

@@ -22,6 +22,12 @@ from dataclasses import dataclass, field
 from gatebench.common.defaults import CANARY_CAP, CANARY_TWINS, GUESS_ODDS
 from gatebench.oracle import render, twins
 
+# Extra twins a run may give the tests a wrong fix fails (`allocate`'s targets), above k: each costs one more run
+# of its test. Chosen by scripts/bench_canaries.py --budgets (SPEC section 8): 16 cost the bundled tasks and R1
+# what k alone does, within noise; 32 put T1, T8 and T12 at the 1.3x the canaries may cost. Enough to take a
+# task's one or two FAIL_TO_PASS tests to their sites' capacity (R1: 1 in 3 -> 1 in 11 for an adaptive guess).
+TARGET_BUDGET = 16
+
 
 def function_id(test_id: str) -> str:
     """`file.py::[Class::]name[params]` -> `file.py::[Class::]name`: twins pair with originals by function (a twin
@@ -87,12 +93,15 @@ def lay(copy: str, hidden_dir: str, dest: str, expected: list[str], opts: dict) 
     `dest`: where the hidden folder landed in the copy ("" for layout `original`: test ids are copy paths).
     `opts`: `exclude` (ids), `cap` (int or None; default CANARY_CAP), `fail_to_pass` (ids, all twinned),
     `twins` (twins per test, int or None for every option a site has, selftest's proof; default
-    CANARY_TWINS), `odds` (the guess odds bound, default GUESS_ODDS), `place` (random | before | after),
+    CANARY_TWINS), `odds` (the guess odds bound, default GUESS_ODDS), `budget` (extra twins for the tests a
+    wrong fix fails, default TARGET_BUDGET; 0: k and the blind bound's only), `place` (random | before | after),
     `seed` (default fresh: `secrets.randbits(64)`).
     A task that names its FAIL_TO_PASS tests gives only those k twins, the sampled rest one each: a swap has
     nothing to gain on a test that passes on the base anyway, and one twin already catches whatever makes
-    every test pass (k twins of 16 more tests cost an imported task's run more than 1.3x). Then, where the
-    run's groups leave a blind guess better odds than the bound, `allocate` gives them more."""
+    every test pass (k twins of 16 more tests cost an imported task's run more than 1.3x). Then `allocate`
+    gives the tests a wrong fix fails (`_targets`) more, up to their sites' capacity within `budget` extra
+    twins (default TARGET_BUDGET): an adaptive guesser guesses only there. And where the run's groups still
+    leave a blind guess better odds than the bound, more."""
     rng = random.Random(opts.get("seed") if opts.get("seed") is not None else secrets.randbits(64))
     plan, by_file, k_of = _chosen(expected, opts, rng)
     read = _read(copy, hidden_dir, dest, by_file, plan)
@@ -107,7 +116,8 @@ def lay(copy: str, hidden_dir: str, dest: str, expected: list[str], opts: dict) 
     # where runs sample (more tests than the cap), a run's groups differ from the proof's: every option.
     if k is not None or not _samples(expected, opts):
         base = {fid: k_of.get(fid, CANARY_TWINS if k is None else k) for fid in sites}
-        for fid, n in allocate(sites, base, opts.get("odds", GUESS_ODDS)).items():
+        for fid, n in allocate(sites, base, opts.get("odds", GUESS_ODDS), _targets(expected, opts),
+                               opts.get("budget", TARGET_BUDGET)).items():
             k_of[fid] = n
     else:
         k_of = {}
@@ -132,6 +142,13 @@ def lay(copy: str, hidden_dir: str, dest: str, expected: list[str], opts: dict) 
                 plan.told.append(f"{file}::{q}")
     plan.twinned.sort()
     return plan
+
+
+def _targets(expected: list[str], opts: dict) -> list[str]:
+    """Function ids of the tests a wrong fix fails: the task's FAIL_TO_PASS, or, where it names none (a bundled
+    task, at most a dozen expected tests, any of which an injection may break), every expected one."""
+    f2p = opts.get("fail_to_pass") or []
+    return sorted({function_id(t) for t in (f2p or expected)})
 
 
 def _samples(expected: list[str], opts: dict) -> bool:
@@ -179,14 +196,23 @@ def _read(copy: str, hidden_dir: str, dest: str, by_file: dict[str, dict[str, in
     return out
 
 
-def allocate(sites: dict[str, twins.Site], base: dict[str, int], bound: float) -> dict[str, int]:
-    """Function id -> its twins this run: `base` (each clipped to its site's capacity), then one more twin at a
-    time to the smallest group that can take one (the largest gain in odds per twin), while a blind guess over
-    the groups whose twins are not told apart (`Site.told`) is right with odds above `bound`. Deterministic:
-    the same task gets the same counts every run. A task with many tests is under the bound at `base` and
-    keeps it; one whose sites run out stays above it (`guess_odds` says how far)."""
+def allocate(sites: dict[str, twins.Site], base: dict[str, int], bound: float, targets: list[str] | tuple = (),
+             budget: int = 0) -> dict[str, int]:
+    """Function id of each site -> its twins this run. `base` (each clipped to its site's capacity); then up to
+    `budget` more twins, one at a time to the smallest of the `targets` groups (the tests a wrong fix fails,
+    where an adaptive guesser guesses: the smallest group is its best odds) that can take one; then, while a
+    blind guess over the groups whose twins are not told apart (`Site.told`) is right with odds above `bound`,
+    one more to the smallest group that can take one (the largest gain in odds per twin). Deterministic: the
+    same task gets the same counts every run (ties to the first id). A task with many tests is under the bound
+    at `base` and keeps it; one whose sites run out stays above it (`guess_odds` says how far)."""
     k = {fid: max(0, min(base[fid], s.capacity)) for fid, s in sites.items()}
     open_ = sorted(fid for fid, s in sites.items() if not s.told)
+    aimed = [fid for fid in open_ if fid in set(targets)]
+    for _ in range(max(0, budget)):
+        grow = [fid for fid in aimed if k[fid] < sites[fid].capacity]
+        if not grow:
+            break
+        k[min(grow, key=lambda f: k[f])] += 1
     odds = 1.0
     for fid in open_:
         odds /= 1 + k[fid]

@@ -24,7 +24,8 @@ def oracle_binding(tf: TaskFiles) -> OracleBinding:
                          reference_dir=str(tf.reference.resolve()) if tf.reference.is_dir() else None,
                          expected=t.expected_tests(), layout=t.oracle.layout,
                          fail_to_pass=t.oracle.fail_to_pass, pass_to_pass=t.oracle.pass_to_pass,
-                         canaries={"exclude": list(t.canaries.exclude)})
+                         canaries={"exclude": list(t.canaries.exclude),
+                                   **({} if t.canaries.budget is None else {"budget": t.canaries.budget})})
 
 
 def bench_resolved(cfg: GateConfig, tf: TaskFiles, repo: Path, state: Path, python: str | None = None) -> ResolvedConfig:
