@@ -103,3 +103,16 @@ def test_mine_lists_a_git_historys_candidates_and_names_what_is_not_one(tmp_path
     assert bad.returncode == 2 and "expected a mapping" in bad.stderr
     h = run("--help")
     assert "--pypi" in h.stdout and "--prompts" in h.stdout and "The checks" in h.stdout
+
+
+def test_each_outcome_is_reported_as_it_ends_not_all_at_the_end(tmp_path: Path):
+    # An import takes minutes to an hour: why a pair was not kept must not wait for the last pair.
+    repo = tmp_path / "proj"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    commit_files(repo, {"proj/core.py": "x = 1\n", "tests/test_core.py": "def test_x(): pass\n"}, "first")
+    commit_files(repo, {"README.md": "docs\n"}, "docs only")
+    seen: list = []
+    got = mine.mine_git(repo, "HEAD", 5, tmp_path / "home", prefix="M", max_files=2, globs=None, python=None,
+                        timeout_s=1, selftest_timeout_s=1, listing=True, report=seen.append)
+    assert seen == got and len(seen) == 2

@@ -61,6 +61,13 @@ class Outcome:
     warnings: list[str] = field(default_factory=list)
 
 
+def _add(outcomes: list[Outcome], report: Callable[[Outcome], None], o: Outcome) -> None:
+    """Keep the outcome and report it now: an import takes minutes to an hour, and why a pair was not kept is
+    worth reading before the last one ends."""
+    outcomes.append(o)
+    report(o)
+
+
 # --- candidates ----------------------------------------------------------------------------------------
 
 def classify(changed: list[str], globs: list[str], max_files: int, only_version: Callable[[str], bool]) -> \
@@ -256,7 +263,8 @@ def pair_candidate(project: str, base_v: str, fix_v: str, tmp: Path, globs: list
 
 def mine_pypi(project: str, versions: list[str], out: Path, *, start_id: int, prompts: dict[str, str],
               python: str, max_files: int, globs: list[str] | None, repo: str | None, licence: str | None,
-              timeout_s: float, extra_env: list[str] | None = None, selftest_timeout_s: float, listing: bool) -> list[Outcome]:
+              timeout_s: float, extra_env: list[str] | None = None, selftest_timeout_s: float, listing: bool,
+              report: Callable[[Outcome], None] = lambda _o: None) -> list[Outcome]:
     """Every consecutive pair of `versions` (oldest first): a candidate, and where a prompt was written for it
     (`prompts`: "X..Y" -> text), imported in full, checked, and written to `out` as a recipe when it passes."""
     globs = globs or list(DEFAULT_TEST_GLOBS)
@@ -273,14 +281,14 @@ def mine_pypi(project: str, versions: list[str], out: Path, *, start_id: int, pr
             try:
                 cand, why, facts = pair_candidate(project, bv, fv, tmp / "trees", globs, max_files)
             except UsageError as e:
-                outcomes.append(Outcome(label, False, f"cannot be mined: {e}"))
+                _add(outcomes, report, Outcome(label, False, f"cannot be mined: {e}"))
                 continue
             if cand is None:
-                outcomes.append(Outcome(label, False, why))
+                _add(outcomes, report, Outcome(label, False, why))
                 continue
             key = f"{bv}..{fv}"
             if listing or key not in prompts:
-                outcomes.append(Outcome(label, False, "candidate: " + ("listed" if listing else "no prompt written for it"
+                _add(outcomes, report, Outcome(label, False, "candidate: " + ("listed" if listing else "no prompt written for it"
                                         f" (--prompts {key}: ...)") + f"; fix {', '.join(cand.files)}; tests "
                                         f"{', '.join(cand.tests)}" + (f"; release notes: {cand.notes[:300]!r}"
                                                                       if cand.notes else "")))
@@ -300,7 +308,7 @@ def mine_pypi(project: str, versions: list[str], out: Path, *, start_id: int, pr
                 out.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(tmp / "check" / "suite" / f"{rid}.yaml", out / f"{rid}.yaml")
                 taken.add(rid)
-            outcomes.append(o)
+            _add(outcomes, report, o)
     return outcomes
 
 
@@ -400,7 +408,8 @@ def task_flags(home: Path, tid: str) -> list[str]:
 
 
 def mine_git(repo: Path, rev: str, limit: int, home: Path, *, prefix: str, max_files: int, globs: list[str] | None,
-             python: str | None, timeout_s: float, extra_env: list[str] | None = None, selftest_timeout_s: float, listing: bool) -> list[Outcome]:
+             python: str | None, timeout_s: float, extra_env: list[str] | None = None, selftest_timeout_s: float,
+             listing: bool, report: Callable[[Outcome], None] = lambda _o: None) -> list[Outcome]:
     """The last `limit` non-merge commits reachable from `rev`: candidates, each imported in full into a bench
     home of its own, checked, and moved into `home` as task `<prefix><commit[:10]>` when it passes."""
     from gatebench.suite.recipes import remove_task
@@ -416,7 +425,7 @@ def mine_git(repo: Path, rev: str, limit: int, home: Path, *, prefix: str, max_f
             progress(n, len(shas), label, "reading the commit", t0)
             cand, why = git_candidate(repo, sha, globs, max_files)
             if cand is None or listing:
-                outcomes.append(Outcome(label, False, why or f"candidate: fix {', '.join(cand.files)}; tests "  # type: ignore[union-attr]
+                _add(outcomes, report, Outcome(label, False, why or f"candidate: fix {', '.join(cand.files)}; tests "  # type: ignore[union-attr]
                                         f"{', '.join(cand.tests)}; {cand.notes.splitlines()[0][:100]!r}"))  # type: ignore[union-attr]
                 continue
             tid = f"{prefix}{sha[:10]}"
@@ -434,7 +443,7 @@ def mine_git(repo: Path, rev: str, limit: int, home: Path, *, prefix: str, max_f
                     bad = run_selftest(tid, scratch, None, selftest_timeout_s)
                     problems += [bad] if bad else []
             except UsageError as e:
-                outcomes.append(Outcome(label, False, f"cannot be imported: {str(e).splitlines()[0][:400]}", tid))
+                _add(outcomes, report, Outcome(label, False, f"cannot be imported: {str(e).splitlines()[0][:400]}", tid))
                 continue
             kept = not problems
             if kept:
@@ -443,6 +452,6 @@ def mine_git(repo: Path, rev: str, limit: int, home: Path, *, prefix: str, max_f
                     if (scratch / base / tid).exists():
                         (home / base).mkdir(parents=True, exist_ok=True)
                         shutil.move(str(scratch / base / tid), home / base / tid)
-            outcomes.append(Outcome(label, kept, "kept" if kept else "; ".join(problems)[:600], tid,
+            _add(outcomes, report, Outcome(label, kept, "kept" if kept else "; ".join(problems)[:600], tid,
                                     round(time.monotonic() - t1, 1), res.warnings))
     return outcomes
