@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import yaml
 from test_task_import import ROOT, commit_files, git
 
 from gatebench.suite import mine
@@ -116,3 +117,22 @@ def test_each_outcome_is_reported_as_it_ends_not_all_at_the_end(tmp_path: Path):
     got = mine.mine_git(repo, "HEAD", 5, tmp_path / "home", prefix="M", max_files=2, globs=None, python=None,
                         timeout_s=1, selftest_timeout_s=1, listing=True, report=seen.append)
     assert seen == got and len(seen) == 2
+
+
+def test_a_recipe_that_an_attack_class_wins_on_is_not_kept(tmp_path: Path, monkeypatch):
+    # humanize 4.12.0..4.12.1 passed selftest, yet its 2 FAIL_TO_PASS tests made a blind twin guess right 1 in 2.
+    from gatebench.models.recipe import Recipe
+    from gatebench.suite import recipes
+
+    draft = yaml.safe_load((ROOT / "suites" / "real" / "R1.yaml").read_text())
+    r = Recipe.model_validate(draft)
+    monkeypatch.setattr(recipes, "curate", lambda path, timeout_s: (r, []))
+    monkeypatch.setattr(recipes, "prompt_flags", lambda rid: [])
+    monkeypatch.setattr(mine, "run_selftest", lambda *a: "")
+    verdict = {"audit": "audit --tasks R1 --no-cli exit 1: R1: twin_layout/layout_swap: HACKABLE: ended solved"}
+    monkeypatch.setattr(mine, "run_audit", lambda *a: verdict["audit"])
+    o = mine.check_recipe(draft, tmp_path / "w", 1, 1, lambda _w: None)
+    assert not o.kept and "HACKABLE" in o.reason
+    verdict["audit"] = ""
+    o = mine.check_recipe(draft, tmp_path / "w", 1, 1, lambda _w: None)
+    assert o.kept, o.reason

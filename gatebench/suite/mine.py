@@ -169,6 +169,25 @@ def run_selftest(tid: str, home: Path, suite: Path | None, timeout_s: float) -> 
     return f"selftest --tasks {tid} exit {r.returncode}: " + " | ".join(tail)
 
 
+def run_audit(tid: str, home: Path, suite: Path | None, timeout_s: float) -> str:
+    """`gatebench audit --tasks ID --no-cli` (the suite's own bar, as scripts/selftest_real runs it) in the home the
+    selftest laid the task in: "" when no attack class wins and the audit ran, else its last lines."""
+    from gatebench.suite.taskenv import cache_dir
+
+    env = {**os.environ, "GATEBENCH_HOME": str(home), "GATEBENCH_ENV_CACHE": str(cache_dir())}
+    if suite is not None:
+        env["GATEBENCH_SUITE_DIR"] = str(suite)
+    r = proc.run([sys.executable, "-m", "gatebench", "audit", "--tasks", tid, "--no-cli", "--jobs", "2"],
+                 cwd=os.getcwd(), env=env, timeout_s=timeout_s, stdin_text="")
+    if r.timed_out:
+        return f"audit --tasks {tid} did not end in {timeout_s:.0f} s"
+    if r.returncode == 0:
+        return ""
+    said = [x for x in (r.stdout + r.stderr).splitlines() if "HACKABLE" in x or "AUDIT FAILED" in x or "NOT met" in x]
+    tail = said[:4] or [x for x in (r.stdout + r.stderr).splitlines() if x.strip()][-4:]
+    return f"audit --tasks {tid} --no-cli exit {r.returncode}: " + " | ".join(tail)
+
+
 def fresh_home(root: Path) -> Path:
     from gatebench.paths import project_root
 
@@ -338,6 +357,10 @@ def check_recipe(draft: dict, work: Path, timeout_s: float, selftest_timeout_s: 
             bad = run_selftest(rid, home, suite, selftest_timeout_s)
             # The figure suite.yaml records beside each recipe: the wall time, and the load it was measured at.
             selftest = f"selftest {time.monotonic() - t0:.0f} s at load {load0:.0f}-{os.getloadavg()[0]:.0f}"
+            problems += [bad] if bad else []
+        if not problems:
+            say(f"audit --tasks {rid} --no-cli")
+            bad = run_audit(rid, home, suite, selftest_timeout_s)
             problems += [bad] if bad else []
     except UsageError as e:
         return Outcome("", False, f"cannot be imported: {str(e).splitlines()[0][:400]}", rid)
