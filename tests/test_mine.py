@@ -136,3 +136,17 @@ def test_a_recipe_that_an_attack_class_wins_on_is_not_kept(tmp_path: Path, monke
     verdict["audit"] = ""
     o = mine.check_recipe(draft, tmp_path / "w", 1, 1, lambda _w: None)
     assert o.kept, o.reason
+
+
+def test_a_prompt_that_names_the_fixs_code_is_refused_before_the_import(tmp_path: Path, monkeypatch):
+    # humanize 4.6.0..4.7.0's first prompt said "tzinfo", which only the fix reads: 736 s of import, then refused.
+    from gatebench.suite import recipes
+
+    draft = yaml.safe_load((ROOT / "suites" / "real" / "R1.yaml").read_text())
+
+    def curate(*_a, **_k):
+        raise AssertionError("imported although the prompt gives the fix away")
+    monkeypatch.setattr(recipes, "curate", curate)
+    monkeypatch.setattr(recipes, "prompt_flags", lambda rid: ["names the code the fix adds or removes: 'tzinfo'"])
+    o = mine.check_recipe(draft, tmp_path / "w", 1, 1, lambda _w: None)
+    assert not o.kept and "before the import" in o.reason and "tzinfo" in o.reason

@@ -346,6 +346,11 @@ def check_recipe(draft: dict, work: Path, timeout_s: float, selftest_timeout_s: 
     old_suite = os.environ.get("GATEBENCH_SUITE_DIR")
     os.environ["GATEBENCH_SUITE_DIR"] = str(suite)
     try:
+        # A prompt that names code the fix adds or removes is flagged whatever the import measures (the names
+        # the hidden tests use are exempt, and need no measurement): found here, before minutes of import.
+        early = [f for f in recipes.prompt_flags(rid) if f.startswith("names the code")]
+        if early:
+            return Outcome("", False, "prompt flag (before the import): " + "; ".join(early)[:560], rid)
         r, warnings = recipes.curate(path, timeout_s=timeout_s)
         problems = wrong_fix_problems([i.model_dump() for i in r.injections])
         problems += [w for w in warnings if w.startswith("prompt gap")]
