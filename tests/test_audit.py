@@ -70,6 +70,15 @@ def test_the_layout_class_wins_against_the_old_twin_layout_and_is_flagged_agains
     assert any("canary of" in f for f in over_base.runs[0].findings), over_base.runs[0].findings  # a guess costs
 
 
+def test_a_single_module_project_is_entered_through_its_module_at_the_top_or_under_src(tmp_path):
+    for where in ("", "src/"):
+        repo = tmp_path / (where or "top")
+        (repo / where).mkdir(parents=True, exist_ok=True)
+        for rel in (f"{where}colors.py", "setup.py", "test_colors.py", "conftest.py"):
+            (repo / rel).write_text("x = 1\n")
+        assert entry_modules(repo) == [f"{where}colors.py"]
+
+
 def test_an_attack_lays_its_code_after_the_docstring_and_runs_it_once(tmp_path):
     repo = tmp_path / "r"
     copy_tree(load_task("T1").repo, repo)

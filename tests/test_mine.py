@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import yaml
 from test_task_import import ROOT, commit_files, git
 
 from gatebench.suite import mine
@@ -187,3 +188,49 @@ def test_mine_lists_a_git_historys_candidates_and_names_what_is_not_one(tmp_path
     assert bad.returncode == 2 and "expected a mapping" in bad.stderr
     h = run("--help")
     assert "--pypi" in h.stdout and "--prompts" in h.stdout and "The checks" in h.stdout
+
+
+def test_each_outcome_is_reported_as_it_ends_not_all_at_the_end(tmp_path: Path):
+    # An import takes minutes to an hour: why a pair was not kept must not wait for the last pair.
+    repo = tmp_path / "proj"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    commit_files(repo, {"proj/core.py": "x = 1\n", "tests/test_core.py": "def test_x(): pass\n"}, "first")
+    commit_files(repo, {"README.md": "docs\n"}, "docs only")
+    seen: list = []
+    got = mine.mine_git(repo, "HEAD", 5, tmp_path / "home", prefix="M", max_files=2, globs=None, python=None,
+                        timeout_s=1, selftest_timeout_s=1, listing=True, report=seen.append)
+    assert seen == got and len(seen) == 2
+
+
+def test_a_recipe_that_an_attack_class_wins_on_is_not_kept(tmp_path: Path, monkeypatch):
+    # humanize 4.12.0..4.12.1 passed selftest, yet its 2 FAIL_TO_PASS tests made a blind twin guess right 1 in 2.
+    from gatebench.models.recipe import Recipe
+    from gatebench.suite import recipes
+
+    draft = yaml.safe_load((ROOT / "suites" / "real" / "R1.yaml").read_text())
+    r = Recipe.model_validate(draft)
+    monkeypatch.setattr(recipes, "curate", lambda path, timeout_s: (r, []))
+    monkeypatch.setattr(recipes, "prompt_flags", lambda rid: [])
+    monkeypatch.setattr(mine, "run_selftest", lambda *a: "")
+    verdict = {"audit": "audit --tasks R1 --no-cli exit 1: R1: twin_layout/layout_swap: HACKABLE: ended solved"}
+    monkeypatch.setattr(mine, "run_audit", lambda *a: verdict["audit"])
+    o = mine.check_recipe(draft, tmp_path / "w", 1, 1, lambda _w: None)
+    assert not o.kept and "HACKABLE" in o.reason
+    verdict["audit"] = ""
+    o = mine.check_recipe(draft, tmp_path / "w", 1, 1, lambda _w: None)
+    assert o.kept, o.reason
+
+
+def test_a_prompt_that_names_the_fixs_code_is_refused_before_the_import(tmp_path: Path, monkeypatch):
+    # humanize 4.6.0..4.7.0's first prompt said "tzinfo", which only the fix reads: 736 s of import, then refused.
+    from gatebench.suite import recipes
+
+    draft = yaml.safe_load((ROOT / "suites" / "real" / "R1.yaml").read_text())
+
+    def curate(*_a, **_k):
+        raise AssertionError("imported although the prompt gives the fix away")
+    monkeypatch.setattr(recipes, "curate", curate)
+    monkeypatch.setattr(recipes, "prompt_flags", lambda rid: ["names the code the fix adds or removes: 'tzinfo'"])
+    o = mine.check_recipe(draft, tmp_path / "w", 1, 1, lambda _w: None)
+    assert not o.kept and "before the import" in o.reason and "tzinfo" in o.reason

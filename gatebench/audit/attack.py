@@ -46,7 +46,8 @@ def entry_modules(repo: Path) -> list[str]:
                 out.append(str((d / "__init__.py").relative_to(repo)))
     if out:
         return out
-    return [p.name for p in sorted(repo.glob("*.py"))
+    # A single-module project: at the top, or under src/ (webcolors 1.10's src/webcolors.py).
+    return [str(p.relative_to(repo)) for root in (repo, repo / "src") for p in sorted(root.glob("*.py"))
             if not p.name.startswith(("test_", "conftest", "setup")) and p.name != "noxfile.py"]
 
 

@@ -72,13 +72,22 @@ def run(args: argparse.Namespace) -> int:
     from gatebench.errors import UsageError
     from gatebench.suite import mine
 
+    def report(o) -> None:  # as each pair or commit ends, not all at the end
+        if args.json:
+            print(json.dumps({"label": o.label, "kept": o.kept, "id": o.id, "reason": o.reason, "seconds": o.seconds}),
+                  flush=True)
+        else:
+            print(f"{o.label}: {'KEPT ' + (o.id or '') + ' (' + o.reason + ')' if o.kept else o.reason}"
+                  + (f" ({o.seconds:.0f} s)" if o.seconds else ""), flush=True)
+
     if args.pypi:
         prompts = _prompts(args.prompts)
         versions = args.versions or mine.pypi_versions(args.source)[-max(2, args.last):]
         outcomes = mine.mine_pypi(args.source, versions, args.out, start_id=args.start_id, prompts=prompts,
                                   python=args.python or "3.11", max_files=args.max_files, globs=args.tests,
                                   repo=args.repo_url, licence=args.licence, extra_env=args.extra_env, timeout_s=args.timeout_s,
-                                  selftest_timeout_s=args.selftest_timeout_s, listing=args.list or not prompts)
+                                  selftest_timeout_s=args.selftest_timeout_s, listing=args.list or not prompts,
+                                  report=report)
     else:
         repo = Path(args.source)
         if not (repo / ".git").exists() and not (repo / "HEAD").is_file():
@@ -88,13 +97,7 @@ def run(args: argparse.Namespace) -> int:
         home = args.home.resolve() if args.home else project_root()
         outcomes = mine.mine_git(repo, args.rev, args.last, home, prefix=args.prefix, max_files=args.max_files,
                                  globs=args.tests, python=args.python, extra_env=args.extra_env, timeout_s=args.timeout_s,
-                                 selftest_timeout_s=args.selftest_timeout_s, listing=args.list)
-    for o in outcomes:
-        if args.json:
-            print(json.dumps({"label": o.label, "kept": o.kept, "id": o.id, "reason": o.reason, "seconds": o.seconds}))
-        else:
-            print(f"{o.label}: {'KEPT ' + (o.id or '') + ' (' + o.reason + ')' if o.kept else o.reason}"
-                  + (f" ({o.seconds:.0f} s)" if o.seconds else ""))
+                                 selftest_timeout_s=args.selftest_timeout_s, listing=args.list, report=report)
     kept = [o for o in outcomes if o.kept]
     listed = [o for o in outcomes if o.reason.startswith("candidate")]
     imported = [o for o in outcomes if o.seconds]

@@ -65,6 +65,13 @@ class Outcome:
     warnings: list[str] = field(default_factory=list)
 
 
+def _add(outcomes: list[Outcome], report: Callable[[Outcome], None], o: Outcome) -> None:
+    """Keep the outcome and report it now: an import takes minutes to an hour, and why a pair was not kept is
+    worth reading before the last one ends."""
+    outcomes.append(o)
+    report(o)
+
+
 # --- candidates ----------------------------------------------------------------------------------------
 
 def classify(changed: list[str], globs: list[str], max_files: int, only_version: Callable[[str], bool]) -> \
@@ -220,6 +227,25 @@ def run_selftest(tid: str, home: Path, suite: Path | None, timeout_s: float) -> 
     return f"selftest --tasks {tid} exit {r.returncode}: " + " | ".join(tail)
 
 
+def run_audit(tid: str, home: Path, suite: Path | None, timeout_s: float) -> str:
+    """`gatebench audit --tasks ID --no-cli` (the suite's own bar, as scripts/selftest_real runs it) in the home the
+    selftest laid the task in: "" when no attack class wins and the audit ran, else its last lines."""
+    from gatebench.suite.taskenv import cache_dir
+
+    env = {**os.environ, "GATEBENCH_HOME": str(home), "GATEBENCH_ENV_CACHE": str(cache_dir())}
+    if suite is not None:
+        env["GATEBENCH_SUITE_DIR"] = str(suite)
+    r = proc.run([sys.executable, "-m", "gatebench", "audit", "--tasks", tid, "--no-cli", "--jobs", "2"],
+                 cwd=os.getcwd(), env=env, timeout_s=timeout_s, stdin_text="")
+    if r.timed_out:
+        return f"audit --tasks {tid} did not end in {timeout_s:.0f} s"
+    if r.returncode == 0:
+        return ""
+    said = [x for x in (r.stdout + r.stderr).splitlines() if "HACKABLE" in x or "AUDIT FAILED" in x or "NOT met" in x]
+    tail = said[:4] or [x for x in (r.stdout + r.stderr).splitlines() if x.strip()][-4:]
+    return f"audit --tasks {tid} --no-cli exit {r.returncode}: " + " | ".join(tail)
+
+
 def fresh_home(root: Path) -> Path:
     from gatebench.paths import project_root
 
@@ -321,7 +347,8 @@ def pair_candidate(project: str, base_v: str, fix_v: str, tmp: Path, globs: list
 
 def mine_pypi(project: str, versions: list[str], out: Path, *, start_id: int, prompts: dict[str, str],
               python: str, max_files: int, globs: list[str] | None, repo: str | None, licence: str | None,
-              timeout_s: float, extra_env: list[str] | None = None, selftest_timeout_s: float, listing: bool) -> list[Outcome]:
+              timeout_s: float, extra_env: list[str] | None = None, selftest_timeout_s: float, listing: bool,
+              report: Callable[[Outcome], None] = lambda _o: None) -> list[Outcome]:
     """Every consecutive pair of `versions` (oldest first): a candidate, and where a prompt was written for it
     (`prompts`: "X..Y" -> text), imported in full, checked, and written to `out` as a recipe when it passes."""
     globs = globs or list(DEFAULT_TEST_GLOBS)
@@ -338,14 +365,14 @@ def mine_pypi(project: str, versions: list[str], out: Path, *, start_id: int, pr
             try:
                 cand, why, facts = pair_candidate(project, bv, fv, tmp / "trees", globs, max_files)
             except UsageError as e:
-                outcomes.append(Outcome(label, False, f"cannot be mined: {e}"))
+                _add(outcomes, report, Outcome(label, False, f"cannot be mined: {e}"))
                 continue
             if cand is None:
-                outcomes.append(Outcome(label, False, why))
+                _add(outcomes, report, Outcome(label, False, why))
                 continue
             key = f"{bv}..{fv}"
             if listing or key not in prompts:
-                outcomes.append(Outcome(label, False, "candidate: " + ("listed" if listing else "no prompt written for it"
+                _add(outcomes, report, Outcome(label, False, "candidate: " + ("listed" if listing else "no prompt written for it"
                                         f" (--prompts {key}: ...)") + f"; fix {', '.join(cand.files)}; tests "
                                         f"{', '.join(cand.tests)}" + (f"; release notes: {cand.notes[:300]!r}"
                                                                       if cand.notes else "")))
@@ -365,9 +392,7 @@ def mine_pypi(project: str, versions: list[str], out: Path, *, start_id: int, pr
                 out.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(tmp / "check" / "suite" / f"{rid}.yaml", out / f"{rid}.yaml")
                 taken.add(rid)
-            # The verdict now, not only in the summary after the last pair: an import takes many minutes.
-            progress(n, len(pairs), label, ("KEPT " + rid) if o.kept else f"not kept: {o.reason}", t0)
-            outcomes.append(o)
+            _add(outcomes, report, o)
     return outcomes
 
 
@@ -386,6 +411,11 @@ def check_recipe(draft: dict, work: Path, timeout_s: float, selftest_timeout_s: 
     old_suite = os.environ.get("GATEBENCH_SUITE_DIR")
     os.environ["GATEBENCH_SUITE_DIR"] = str(suite)
     try:
+        # A prompt that names code the fix adds or removes is flagged whatever the import measures (the names
+        # the hidden tests use are exempt, and need no measurement): found here, before minutes of import.
+        early = [f for f in recipes.prompt_flags(rid) if f.startswith("names the code")]
+        if early:
+            return Outcome("", False, "prompt flag (before the import): " + "; ".join(early)[:560], rid)
         r, warnings = recipes.curate(path, timeout_s=timeout_s)
         problems = wrong_fix_problems([i.model_dump() for i in r.injections])
         problems += [w for w in warnings if w.startswith("prompt gap")]
@@ -397,6 +427,10 @@ def check_recipe(draft: dict, work: Path, timeout_s: float, selftest_timeout_s: 
             bad = run_selftest(rid, home, suite, selftest_timeout_s)
             # The figure suite.yaml records beside each recipe: the wall time, and the load it was measured at.
             selftest = f"selftest {time.monotonic() - t0:.0f} s at load {load0:.0f}-{os.getloadavg()[0]:.0f}"
+            problems += [bad] if bad else []
+        if not problems:
+            say(f"audit --tasks {rid} --no-cli")
+            bad = run_audit(rid, home, suite, selftest_timeout_s)
             problems += [bad] if bad else []
     except UsageError as e:
         return Outcome("", False, f"cannot be imported: {import_error(e)}", rid)
@@ -467,7 +501,8 @@ def task_flags(home: Path, tid: str) -> list[str]:
 
 
 def mine_git(repo: Path, rev: str, limit: int, home: Path, *, prefix: str, max_files: int, globs: list[str] | None,
-             python: str | None, timeout_s: float, extra_env: list[str] | None = None, selftest_timeout_s: float, listing: bool) -> list[Outcome]:
+             python: str | None, timeout_s: float, extra_env: list[str] | None = None, selftest_timeout_s: float,
+             listing: bool, report: Callable[[Outcome], None] = lambda _o: None) -> list[Outcome]:
     """The last `limit` non-merge commits reachable from `rev`: candidates, each imported in full into a bench
     home of its own, checked, and moved into `home` as task `<prefix><commit[:10]>` when it passes."""
     from gatebench.suite.recipes import remove_task
@@ -483,7 +518,7 @@ def mine_git(repo: Path, rev: str, limit: int, home: Path, *, prefix: str, max_f
             progress(n, len(shas), label, "reading the commit", t0)
             cand, why = git_candidate(repo, sha, globs, max_files)
             if cand is None or listing:
-                outcomes.append(Outcome(label, False, why or f"candidate: fix {', '.join(cand.files)}; tests "  # type: ignore[union-attr]
+                _add(outcomes, report, Outcome(label, False, why or f"candidate: fix {', '.join(cand.files)}; tests "  # type: ignore[union-attr]
                                         f"{', '.join(cand.tests)}; {cand.notes.splitlines()[0][:100]!r}"))  # type: ignore[union-attr]
                 continue
             tid = f"{prefix}{sha[:10]}"
@@ -501,7 +536,7 @@ def mine_git(repo: Path, rev: str, limit: int, home: Path, *, prefix: str, max_f
                     bad = run_selftest(tid, scratch, None, selftest_timeout_s)
                     problems += [bad] if bad else []
             except UsageError as e:
-                outcomes.append(Outcome(label, False, f"cannot be imported: {import_error(e)}", tid))
+                _add(outcomes, report, Outcome(label, False, f"cannot be imported: {import_error(e)}", tid))
                 continue
             kept = not problems
             if kept:
@@ -510,6 +545,6 @@ def mine_git(repo: Path, rev: str, limit: int, home: Path, *, prefix: str, max_f
                     if (scratch / base / tid).exists():
                         (home / base).mkdir(parents=True, exist_ok=True)
                         shutil.move(str(scratch / base / tid), home / base / tid)
-            outcomes.append(Outcome(label, kept, "kept" if kept else "; ".join(problems)[:600], tid,
+            _add(outcomes, report, Outcome(label, kept, "kept" if kept else "; ".join(problems)[:600], tid,
                                     round(time.monotonic() - t1, 1), res.warnings))
     return outcomes
