@@ -207,3 +207,10 @@ def test_the_shipped_configs_validate():
     covered = {p for pattern, _ in loaders() for p in (ROOT / "configs").glob(pattern)}
     shipped = {p for p in (ROOT / "configs").rglob("*") if p.is_file()}
     assert shipped <= covered, sorted(map(str, shipped - covered))
+
+
+@pytest.mark.parametrize("flag", ["--jobs", "--tasks-at-once"])
+def test_a_parallelism_below_one_is_exit_2_naming_the_flag(suite, flag):
+    r = selftest(suite, flag, "0")
+    assert r.returncode == 2 and "--jobs and --tasks-at-once must be at least 1" in r.stderr, r.stdout + r.stderr
+    assert "selftest passed" not in r.stdout
