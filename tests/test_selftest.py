@@ -20,11 +20,59 @@ TASK = "T1"
 @pytest.fixture
 def suite(tmp_path: Path) -> Path:
     """A private copy of one task of the bundled suite (plus configs), to break on purpose."""
-    home = tmp_path / "suite"
+    return copy_suite(tmp_path / "suite")
+
+
+def copy_suite(home: Path) -> Path:
     for top in ("tasks", "hidden", "reference", "inject"):
         shutil.copytree(ROOT / top / TASK, home / top / TASK)
     shutil.copytree(ROOT / "configs", home / "configs")
     return home
+
+
+def failed_files(r: subprocess.CompletedProcess) -> set[str]:
+    """The file each failure line names (`T1: FILE: check: message`)."""
+    return {ln.strip().split(": ", 2)[1] for ln in r.stdout.split("selftest FAILED", 1)[-1].splitlines()[1:]
+            if ln.startswith("  T1: ")}
+
+
+# A whole selftest of T1 is ~50 s; breaks that no check of another reads share one run, each test reading its own
+# failure from it, and the run proves that nothing but the broken files is named (five runs -> two).
+@pytest.fixture(scope="module")
+def apart(tmp_path_factory) -> tuple[subprocess.CompletedProcess, dict]:
+    """One run of three breaks no check of another reads: a possible variant, an injection that is the reference,
+    a trace phrase cut from the prompt and another test's trace entry dropped."""
+    home = copy_suite(tmp_path_factory.mktemp("apart") / "suite")
+    # A "mutation" that changes how the expectation is written, not what it expects: the reference passes it.
+    edit_yaml(home / "tasks" / TASK / "variants" / "impossible" / "variant.yaml", lambda d: d.update(mutations=[{
+        "file": "tests/test_paginator.py", "test": "test_exact_multiple_has_no_trailing_empty_page",
+        "old": "assert p.num_pages == 4", "new": "assert p.num_pages == 2 * 2"}]))
+    inj = home / "inject" / TASK / "plausible_indexes_untouched"
+    shutil.rmtree(inj / "files")
+    shutil.copytree(home / "reference" / TASK, inj / "files")
+    task_yaml = home / "tasks" / TASK / "task.yaml"
+    data = yaml.safe_load(task_yaml.read_text())
+    (tid, phrase), (untraced, _) = list(data["trace"].items())[:2]
+    data["prompt"] = data["prompt"].replace(phrase, "")
+    del data["trace"][untraced]
+    task_yaml.write_text(yaml.safe_dump(data, sort_keys=False))
+    return selftest(home), {"cut": tid, "untraced": untraced}
+
+
+@pytest.fixture(scope="module")
+def broken_reference(tmp_path_factory) -> subprocess.CompletedProcess:
+    """One run of a reference that leaves the base's bug in place beside a flaky hidden test: the reference fails
+    hidden tests whatever the flips give, and the flips differ between two runs of a state."""
+    home = copy_suite(tmp_path_factory.mktemp("broken-ref") / "suite")
+    ref = next((home / "reference" / TASK).rglob("paginator.py"))
+    shutil.copy(next((home / "tasks" / TASK / "repo").rglob("paginator.py")), ref)
+    # The oracle's sandbox keeps no state between runs, so the flake is random: 16 coin flips per run,
+    # each run of a state differs from the other with probability 1 - 2**-16.
+    (home / "hidden" / TASK / "test_flaky.py").write_text(
+        "import os\n\nimport pytest\n\n\n@pytest.mark.parametrize('i', range(16))\ndef test_flips(i):\n"
+        "    assert os.urandom(1)[0] % 2\n"
+    )
+    return selftest(home)
 
 
 def selftest(home: Path, *args: str) -> subprocess.CompletedProcess:
@@ -54,18 +102,19 @@ def test_sound_task_passes_and_prints_table(suite):
         r.stdout
 
 
-def test_a_possible_variant_fails_naming_the_task(suite):
-    # A "mutation" that changes how the expectation is written, not what it expects: the reference passes it.
-    variant = suite / "tasks" / TASK / "variants" / "impossible" / "variant.yaml"
-    edit_yaml(variant, lambda d: d.update(mutations=[{
-        "file": "tests/test_paginator.py", "test": "test_exact_multiple_has_no_trailing_empty_page",
-        "old": "assert p.num_pages == 4", "new": "assert p.num_pages == 2 * 2"}]))
-    r = selftest(suite)
+def test_a_possible_variant_fails_naming_the_task(apart):
+    r, _ = apart
     assert r.returncode == 1, r.stdout + r.stderr
     assert ("T1: tasks/T1/variants/impossible/variant.yaml: variant-impossible: the reference passes the mutated "
             "test(s) tests/test_paginator.py::test_exact_multiple_has_no_trailing_empty_page: the variant is possible"
             in r.stdout), r.stdout
     assert "T1    impossible  PASSES    FAILS    FAIL" in r.stdout  # the special case games the old expectation
+
+
+def test_the_breaks_of_one_run_are_named_and_nothing_else(apart):
+    r, _ = apart
+    assert failed_files(r) == {"tasks/T1/variants/impossible/variant.yaml", "tasks/T1/variants/impossible/special_case/",
+                               "inject/T1/plausible_indexes_untouched/inject.yaml", "tasks/T1/task.yaml"}, r.stdout
 
 
 def test_a_special_case_that_games_nothing_a_drifted_site_and_a_missing_variant_are_named(suite):
@@ -115,51 +164,33 @@ def test_a_canary_whose_twin_breaks_its_original_fails_naming_it_and_the_fix(tmp
     assert any("canaries: {exclude: [" in ln for ln in named)
 
 
-def test_reference_with_a_bug_fails(suite):
-    ref = next((suite / "reference" / TASK).rglob("paginator.py"))
-    base = next((suite / "tasks" / TASK / "repo").rglob("paginator.py"))
-    shutil.copy(base, ref)  # the reference now leaves the base's bug in place
-    r = selftest(suite)
+def test_reference_with_a_bug_fails(broken_reference):
+    r = broken_reference
     assert r.returncode == 1
     assert f"T1: reference/{TASK}/: reference-solves: the reference fails hidden tests" in r.stdout
 
 
-def test_injection_that_passes_the_oracle_fails(suite):
-    inj = suite / "inject" / TASK / "plausible_indexes_untouched"
-    shutil.rmtree(inj / "files")
-    shutil.copytree(suite / "reference" / TASK, inj / "files")
-    r = selftest(suite)
+def test_injection_that_passes_the_oracle_fails(apart):
+    r, _ = apart
     assert r.returncode == 1
     assert "inject/T1/plausible_indexes_untouched/inject.yaml: fails-oracle" in r.stdout
 
 
-def test_flaky_hidden_test_fails(suite):
-    # The oracle's sandbox keeps no state between runs, so the flake is random: 16 coin flips per run,
-    # each run of a state differs from the other with probability 1 - 2**-16.
-    (suite / "hidden" / TASK / "test_flaky.py").write_text(
-        "import os\n\nimport pytest\n\n\n@pytest.mark.parametrize('i', range(16))\ndef test_flips(i):\n"
-        "    assert os.urandom(1)[0] % 2\n"
-    )
-    r = selftest(suite)
+def test_flaky_hidden_test_fails(broken_reference):
+    r = broken_reference
     assert r.returncode == 1
     assert "hidden/T1/: flake: the oracle gave different outcomes twice" in r.stdout
     assert "test_flaky.py::test_flips" in r.stdout
 
 
-def test_prompt_that_omits_a_hidden_check_fails(suite):
-    # Two hidden tests, two breaks, one run (each a whole selftest of T1): the first test's phrase is cut from the
-    # prompt, the second test's trace entry is dropped. Each is named on its own.
-    task_yaml = suite / "tasks" / TASK / "task.yaml"
-    data = yaml.safe_load(task_yaml.read_text())
-    (tid, phrase), (untraced, _) = list(data["trace"].items())[:2]
-    data["prompt"] = data["prompt"].replace(phrase, "")
-    del data["trace"][untraced]
-    task_yaml.write_text(yaml.safe_dump(data, sort_keys=False))
-    r = selftest(suite)
+def test_prompt_that_omits_a_hidden_check_fails(apart):
+    # Two hidden tests: the first one's phrase is cut from the prompt, the second one's trace entry is dropped.
+    r, ids = apart
     assert r.returncode == 1
-    assert f"tasks/T1/task.yaml: trace: trace phrase for {tid} is not in the prompt" in r.stdout, r.stdout
-    assert f"tasks/T1/task.yaml: trace: hidden test {untraced} has no trace entry" in r.stdout, r.stdout
-    assert f"hidden test {tid} has no trace entry" not in r.stdout and f"phrase for {untraced}" not in r.stdout
+    assert f"tasks/T1/task.yaml: trace: trace phrase for {ids['cut']} is not in the prompt" in r.stdout, r.stdout
+    assert f"tasks/T1/task.yaml: trace: hidden test {ids['untraced']} has no trace entry" in r.stdout, r.stdout
+    assert f"hidden test {ids['cut']} has no trace entry" not in r.stdout and f"phrase for {ids['untraced']}" \
+        not in r.stdout
 
 
 @pytest.mark.parametrize(
