@@ -193,39 +193,58 @@ def test_prompt_that_omits_a_hidden_check_fails(apart):
         not in r.stdout
 
 
-@pytest.mark.parametrize(
-    "mutate, field",
-    [
-        (lambda d: d.pop("visible"), "visible: Field required"),
-        (lambda d: d.update(oracle={"command": 3}), "oracle.command: Input should be a valid string"),
-        (lambda d: d.update(owner="me"), "owner: unknown key"),
-        (lambda d: d.update(protected=["tests/[oops"]), "protected: Value error, bad glob 'tests/[oops'"),
-    ],
-)
-def test_bad_task_yaml_names_file_and_field(suite, mutate, field):
-    path = suite / "tasks" / TASK / "task.yaml"
-    edit_yaml(path, mutate)
-    r = selftest(suite)
-    assert r.returncode == 2, r.stdout + r.stderr
-    assert str(path) in r.stderr and field in r.stderr
+TASK_BREAKS = [
+    (lambda d: d.pop("visible"), "visible: Field required"),
+    (lambda d: d.update(oracle={"command": 3}), "oracle.command: Input should be a valid string"),
+    (lambda d: d.update(owner="me"), "owner: unknown key"),
+    (lambda d: d.update(protected=["tests/[oops"]), "protected: Value error, bad glob 'tests/[oops'"),
+]
+CONFIG_BREAKS = [
+    ("configs/sim/default.yaml", lambda t: t + "after_block: {fix: 0.9, repeat: 0.9, other: 0.0}\n",
+     "after_block: Value error, fix + repeat + other must be 1"),
+    ("configs/sim/cheater.yaml", lambda t: t.replace("leak: 1.0", "leak: 1.0\nleek: 0.5"), "leek: unknown key"),
+    ("configs/reviewers/adv.md", lambda t: t.replace("timeout_s: 240", "timeout_s: -5"), "timeout_s:"),
+    ("configs/reviewers/tests.md", lambda t: t.replace("---\n", "---\nvote: loud\n", 1), "vote: unknown key"),
+]
 
 
-@pytest.mark.parametrize(
-    "rel, edit, field",
-    [
-        ("configs/sim/default.yaml", lambda t: t + "after_block: {fix: 0.9, repeat: 0.9, other: 0.0}\n",
-         "after_block: Value error, fix + repeat + other must be 1"),
-        ("configs/sim/cheater.yaml", lambda t: t.replace("leak: 1.0", "leak: 1.0\nleek: 0.5"), "leek: unknown key"),
-        ("configs/reviewers/adv.md", lambda t: t.replace("timeout_s: 240", "timeout_s: -5"), "timeout_s:"),
-        ("configs/reviewers/tests.md", lambda t: t.replace("---\n", "---\nvote: loud\n", 1), "vote: unknown key"),
-    ],
-)
-def test_a_broken_sim_policy_or_reviewer_definition_is_exit_2_naming_file_and_field(suite, rel, edit, field):
-    path = suite / rel
-    path.write_text(edit(path.read_text()))
-    r = selftest(suite)
+@pytest.fixture(scope="module")
+def all_bad(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    """Every break below in one copy, one run: exit 2 must name every bad file and field at once."""
+    home = copy_suite(tmp_path_factory.mktemp("bad") / "suite")
+    for mutate, _ in TASK_BREAKS:
+        edit_yaml(home / "tasks" / TASK / "task.yaml", mutate)
+    for rel, edit, _ in CONFIG_BREAKS:
+        (home / rel).write_text(edit((home / rel).read_text()))
+    return home, selftest(home)
+
+
+def named_under(stderr: str, path: Path) -> str:
+    """The lines the error gives `path` (its `PATH: invalid MODEL:` line and the indented ones after it)."""
+    lines = stderr.splitlines()
+    at = next((i for i, ln in enumerate(lines) if ln.startswith(f"{path}: invalid ")), None)
+    if at is None:
+        return ""
+    block = [lines[at]]
+    for ln in lines[at + 1:]:
+        if not ln.startswith("  "):
+            break
+        block.append(ln)
+    return "\n".join(block)
+
+
+@pytest.mark.parametrize("field", [f for _, f in TASK_BREAKS])
+def test_bad_task_yaml_names_file_and_field(all_bad, field):
+    home, r = all_bad
     assert r.returncode == 2, r.stdout + r.stderr
-    assert str(path) in r.stderr and field in r.stderr, r.stderr
+    assert field in named_under(r.stderr, home / "tasks" / TASK / "task.yaml"), r.stderr
+
+
+@pytest.mark.parametrize("rel, field", [(rel, f) for rel, _, f in CONFIG_BREAKS])
+def test_a_broken_sim_policy_or_reviewer_definition_is_exit_2_naming_file_and_field(all_bad, rel, field):
+    home, r = all_bad
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert field in named_under(r.stderr, home / rel), r.stderr
     assert "selftest passed" not in r.stdout  # nothing ran
 
 
