@@ -80,11 +80,13 @@ def test_ray_matrix_on_a_multi_node_cluster_matches_local_and_survives_a_lost_no
     from gatebench.matrix.matrix import Matrix, MatrixSpec
     from gatebench.matrix.ray_executor import RayMatrix
 
-    configs, tasks = ["none", "tests"], ["T1", "T2"]
+    # Two cells, one per worker node: the lost node's cell is rerun on the other (4 cells cost two more waves, ~117 s
+    # in all at load 1-4, 2026-12-02, for the same proof).
+    configs, tasks = ["none", "tests"], ["T1"]
     local = MatrixSpec(configs=configs, tasks=tasks, reps=1, jobs=2, run_id="local", runs_dir=tmp_path / "runs")
     Matrix(local, out=io.StringIO()).run()
     want = _outcomes(_records(local.ledger))
-    assert len(want) == 4 and all(v[0] == "ok" for v in want.values())
+    assert len(want) == 2 and all(v[0] == "ok" for v in want.values())
 
     scratch = tmp_path / "scratch"
     monkeypatch.setenv("GATEBENCH_RAY_SCRATCH", str(scratch))

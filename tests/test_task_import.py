@@ -117,7 +117,10 @@ def commit_files(repo: Path, files: dict[str, str | None], message: str) -> str:
 @pytest.fixture
 def history(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     """A bug, its fix with a new test, a refactor, then a test that already passed."""
-    repo = tmp_path / "shop"
+    return make_history(tmp_path / "shop")
+
+
+def make_history(repo: Path) -> tuple[Path, dict[str, str]]:
     repo.mkdir()
     git(repo, "init", "-q")
     c = {}
@@ -191,10 +194,14 @@ def test_a_fix_imports_passes_selftest_and_check_and_runs_a_sim_matrix_to_a_repo
     tamper = next(i for i in inj.values() if i["kind"] == "tamper")
     assert tamper["delete"] == ["tests/test_prices.py"] and "diff" in tamper["blocked_by"]
 
-    # A second import of the same commit reuses the environment.
+    # A second import of the same commit resolves the same environment and reuses it. It is stopped right after, in
+    # the measuring step, by leaving both FAIL_TO_PASS tests out: the rest of a whole import (the canary proof, each
+    # injection judged twice by the hook, the variant) proves nothing more here and cost ~100 s at load 24.
     assert res["env"]["key"]
-    r2 = json.loads(cli("task", "import", str(repo), c["fix"], "--id", "again", "--json").stdout)
-    assert r2["env"] == {**res["env"], "built": False, "seconds": r2["env"]["seconds"]}
+    r2 = cli("task", "import", str(repo), c["fix"], "--id", "again", "--exclude", *res["fail_to_pass"], check=False)
+    assert r2.returncode == 2 and "nothing goes from failing to passing" in r2.stderr, r2.stderr
+    assert re.search(rf"environment {re.escape(res['env']['key'])} \(python [0-9.]+\): reused in ", r2.stderr), r2.stderr
+    assert not (home / "tasks" / "again").exists()
 
     # An impossible variant, made mechanically from the first visible test with a value to change.
     variant = yaml.safe_load((home / "tasks" / "T1" / "variants" / "impossible" / "variant.yaml").read_text())

@@ -26,6 +26,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", nargs="+", choices=("quick", "real", "real-sample", "ci", "all"),
                    help="task suites (real ones are laid from their recipes first); marked tasks run only when named")
     p.add_argument("--jobs", type=int, default=2, help="end states judged in parallel per task (default 2)")
+    p.add_argument("--tasks-at-once", type=int, default=2, metavar="N",
+                   help="tasks checked at the same time (default 2: one task's last runs, or its runs that wait out a "
+                        "test's timeout, overlap the next task's; output stays in task order)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,6 +36,8 @@ def run(args: argparse.Namespace) -> int:
     from gatebench.suite import selftest as stt
     from gatebench.suite.suites import select
 
+    if args.jobs < 1 or args.tasks_at_once < 1:
+        raise UsageError("--jobs and --tasks-at-once must be at least 1")
     named = [t for a in (args.tasks or []) for t in a.split(",") if t]
     ids = select(args.suite, named)
     if not ids:
@@ -44,16 +49,14 @@ def run(args: argparse.Namespace) -> int:
     variant_failed: set[tuple[str, str]] = set()
     canary_lines: list[str] = []
     t0 = time.monotonic()
-    for n, tf in enumerate(tasks, 1):
-        t1 = time.monotonic()
-        judged, fails, proof, vjs, vfails = _check_one(tf, args.jobs)
+    for n, (tf, (judged, fails, proof, vjs, vfails), took) in enumerate(_check_all(tasks, args.jobs, args.tasks_at_once), 1):
         proven += vjs
         variant_failed |= {(f.task, f.file.split("/variants/")[1].split("/")[0]) for f in vfails if "/variants/" in f.file}
         fails += vfails
         failures += fails
         rows += _rows(tf, judged, fails)
         print(f"[{n}/{len(tasks)}] {tf.id}: {len(judged)} end states, {len(fails)} failures, "
-              f"{time.monotonic() - t1:.1f} s", file=sys.stderr)
+              f"{took:.1f} s", file=sys.stderr)
         if proof is not None:
             canary_lines.append(f"{tf.id:5} {proof.line()}"
                                 + (f"; excluded: {', '.join(proof.excluded)}" if proof.excluded else ""))
@@ -95,6 +98,23 @@ def _load_all(ids: list[str]) -> list:
     if bad:
         raise UsageError("invalid files:\n" + "\n".join(bad))
     return tasks
+
+
+def _check_all(tasks: list, jobs: int, at_once: int):
+    """(task, _check_one's result, its check's seconds) per task, in task order, `at_once` tasks checked at a time:
+    a task's tail (its last end state, its variants) and its runs that only wait overlap the next task's runs."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def timed(tf) -> tuple:
+        t1 = time.monotonic()
+        res = _check_one(tf, jobs)
+        return res, time.monotonic() - t1
+
+    with ThreadPoolExecutor(max_workers=at_once) as pool:
+        futures = [pool.submit(timed, tf) for tf in tasks]
+        for tf, f in zip(tasks, futures, strict=True):
+            res, took = f.result()
+            yield tf, res, took
 
 
 def _check_one(tf, jobs: int) -> tuple:
