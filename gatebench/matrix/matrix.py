@@ -44,7 +44,8 @@ from gatebench.cell.workers.launch import attempt_marker, cell_processes, reap
 from gatebench.common.util import signal_group, write_atomic
 from gatebench.errors import UsageError
 from gatebench.installer.configs import load_config
-from gatebench.matrix import ledger
+from gatebench.matrix import die_with_matrix, ledger
+from gatebench.matrix.die_with_matrix import PARENT_ENV
 from gatebench.oracle.control import oracle_judged
 from gatebench.paths import PACKAGE_DIR, configs_dir, package_parent, project_root
 from gatebench.suite.tasks import load_task
@@ -591,8 +592,9 @@ def _forkserver():
     holds this package (the matrix calls this from its main thread, before any cell thread runs, since the
     working directory is the process's); cell children check the package they run (`_same_package`).
 
-    When this process dies, even by kill -9, the server sees its pipe close and exits; the cell children
-    it forked then see their parent change, which their launcher treats as "stop everything now".
+    When this process dies, even by kill -9, the kernel kills the server (PR_SET_PDEATHSIG, armed by the
+    `die_with_matrix` preload; its "alive" pipe is only a second way); the cell children it forked then get
+    SIGTERM (their own PR_SET_PDEATHSIG), which their launcher treats as "stop everything now".
     """
     global _FORKSERVER
     with _FORKSERVER_LOCK:
@@ -600,13 +602,17 @@ def _forkserver():
             import multiprocessing.forkserver
 
             ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["gatebench.matrix.matrix", "gatebench.cell.workers.sim", "gatebench.cell.workers.claude",
+            ctx.set_forkserver_preload(["gatebench.matrix.die_with_matrix", "gatebench.matrix.matrix", "gatebench.cell.workers.sim", "gatebench.cell.workers.claude",
                                         "gatebench.cell.finalize"])
             cwd = os.getcwd()
             os.chdir(package_parent())
+            # PR_SET_PDEATHSIG fires when the starting *thread* ends: armed only from the main thread.
+            if threading.current_thread() is threading.main_thread():
+                os.environ[PARENT_ENV] = str(os.getpid())
             try:
                 multiprocessing.forkserver.ensure_running()
             finally:
+                os.environ.pop(PARENT_ENV, None)
                 os.chdir(cwd)
             _FORKSERVER = ctx
         return _FORKSERVER
@@ -637,20 +643,26 @@ def _child_setup(cell_dir: str, alive_path: str, log_mode: int) -> None:
     os.setsid()  # its own group, which the matrix stops as a whole
     signal.signal(signal.SIGTERM, _term)
     signal.signal(signal.SIGINT, _term)
-    parent = os.getppid()
+    # The server's pid as the server itself noted it: a getppid() read here could already be init's, if the
+    # server died between the fork and this line, and the child would then run its cell as an orphan.
+    parent = die_with_matrix.SERVER_PID or os.getppid()
     import multiprocessing.forkserver as mpfs
+    import multiprocessing.resource_tracker as mprt
 
     from gatebench.common.proc import set_pdeathsig
 
-    # The fork server hands each child the write end of its "alive" pipe, and exits only when every
-    # holder closed it: a child keeping it would keep the server, hence itself, alive after the matrix.
-    server = getattr(mpfs, "_forkserver", None)
-    if server is not None and getattr(server, "_forkserver_alive_fd", None) is not None:
-        try:
-            os.close(server._forkserver_alive_fd)
-        except OSError:
-            pass
-        server._forkserver_alive_fd = None
+    # The fork server hands each child the write ends of its "alive" pipe and of the resource tracker's
+    # pipe; each exits only when every holder closed its pipe: a child keeping them would keep the server
+    # and the tracker alive after the matrix, for as long as the child itself unwinds. Cells use no
+    # multiprocessing resource, so neither is needed here.
+    for holder, attr in ((getattr(mpfs, "_forkserver", None), "_forkserver_alive_fd"),
+                         (getattr(mprt, "_resource_tracker", None), "_fd")):
+        if holder is not None and getattr(holder, attr, None) is not None:
+            try:
+                os.close(getattr(holder, attr))
+            except OSError:
+                pass
+            setattr(holder, attr, None)
 
     # The fork server exits when the matrix dies (even by kill -9): SIGTERM here then unwinds the
     # launcher, which kills the CLI and everything it started at once.
