@@ -8,6 +8,7 @@ then stop at `_child_setup` rather than run its cell as an orphan, and nothing o
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -58,7 +59,10 @@ def wait_gone(pids: dict[str, int], bound_s: float) -> list[str]:
     return left
 
 
-def test_kill_9_of_the_matrix_kills_its_fork_server_at_once_and_a_starting_child_stops(tmp_path: Path):
+@contextlib.contextmanager
+def played_matrix(tmp_path: Path):
+    """(the playing matrix's process, the pids of its server, tracker and child, the file the child's cell
+    writes when it runs); whatever is left is killed after."""
     (tmp_path / "slow_child.py").write_text(SLOW_CHILD)
     cell, ran = tmp_path / "cell", tmp_path / "ran"
     cell.mkdir()
@@ -67,39 +71,8 @@ def test_kill_9_of_the_matrix_kills_its_fork_server_at_once_and_a_starting_child
     pids: dict[str, int] = {}
     try:
         assert m.stdout is not None
-        pids = json.loads(m.stdout.readline())
-        assert all(alive(p) for p in pids.values()), pids
-        m.kill()
-        m.wait()
-        # The server: before the child's 3 s start is over (the old pipe-only server waited for it).
-        assert wait_gone({"server": pids["server"]}, 1.5) == [], "fork server alive after the matrix's kill -9"
-        # The child reaches _child_setup, sees its server gone, and stops; the tracker follows its last holder.
-        assert wait_gone(pids, 10.0) == [], f"alive 10 s after the matrix's kill -9: {pids}"
-        assert not ran.exists(), "a child of the dead matrix ran its cell as an orphan"
-    finally:
-        for pid in pids.values():
-            if alive(pid):
-                os.kill(pid, 9)
-        if m.poll() is None:
-            m.kill()
-
-
-def test_a_living_matrix_keeps_its_fork_server_and_its_child_runs(tmp_path: Path):
-    # The case beside it: the death signal is armed, yet nothing fires while the matrix lives.
-    (tmp_path / "slow_child.py").write_text(SLOW_CHILD)
-    cell, ran = tmp_path / "cell", tmp_path / "ran"
-    cell.mkdir()
-    m = subprocess.Popen([sys.executable, "-c", MATRIX, str(tmp_path), str(cell), str(tmp_path / ".alive"), str(ran)],
-                         cwd=ROOT, stdout=subprocess.PIPE)
-    pids: dict[str, int] = {}
-    try:
-        assert m.stdout is not None
-        pids = json.loads(m.stdout.readline())
-        deadline = time.monotonic() + 30
-        while not ran.exists():
-            assert time.monotonic() < deadline, "the child never ran"
-            time.sleep(0.05)
-        assert [k for k, v in pids.items() if not alive(v)] == []
+        pids.update(json.loads(m.stdout.readline()))
+        yield m, pids, ran
     finally:
         if m.poll() is None:
             m.kill()
@@ -108,3 +81,25 @@ def test_a_living_matrix_keeps_its_fork_server_and_its_child_runs(tmp_path: Path
         for pid in pids.values():
             if alive(pid):
                 os.kill(pid, 9)
+
+
+def test_kill_9_of_the_matrix_kills_its_fork_server_at_once_and_a_starting_child_stops(tmp_path: Path):
+    with played_matrix(tmp_path) as (m, pids, ran):
+        assert all(alive(p) for p in pids.values()), pids
+        m.kill()
+        m.wait()
+        # The server: before the child's 3 s start is over (the old pipe-only server waited for it).
+        assert wait_gone({"server": pids["server"]}, 1.5) == [], "fork server alive after the matrix's kill -9"
+        # The child reaches _child_setup, sees its server gone, and stops; the tracker follows its last holder.
+        assert wait_gone(pids, 10.0) == [], f"alive 10 s after the matrix's kill -9: {pids}"
+        assert not ran.exists(), "a child of the dead matrix ran its cell as an orphan"
+
+
+def test_a_living_matrix_keeps_its_fork_server_and_its_child_runs(tmp_path: Path):
+    # The case beside it: the death signal is armed, yet nothing fires while the matrix lives.
+    with played_matrix(tmp_path) as (_m, pids, ran):
+        deadline = time.monotonic() + 30
+        while not ran.exists():
+            assert time.monotonic() < deadline, "the child never ran"
+            time.sleep(0.05)
+        assert [k for k, v in pids.items() if not alive(v)] == []
