@@ -208,42 +208,45 @@ def wrong_fix_problems(injections: list[dict]) -> list[str]:
     return out
 
 
-def run_selftest(tid: str, home: Path, suite: Path | None, timeout_s: float) -> str:
-    """`gatebench selftest --tasks ID` in its own process and bench home: "" when it passes, else its last lines."""
+def _run_bench(argv: list[str], label: str, home: Path, suite: Path | None, timeout_s: float,
+               pick: Callable[[list[str]], list[str]]) -> str:
+    """`gatebench ARGV` in its own process and bench home: "" on exit 0, else why (`pick`: the lines of its
+    output that say so)."""
     from gatebench.suite.taskenv import cache_dir
 
-    # The environments the import just built serve the selftest too (same keys): not built again in its home.
+    # The environments the import just built serve the check too (same keys): not built again in its home.
     env = {**os.environ, "GATEBENCH_HOME": str(home), "GATEBENCH_ENV_CACHE": str(cache_dir())}
     if suite is not None:
         env["GATEBENCH_SUITE_DIR"] = str(suite)
-    # proc.run owns the child's process group: on timeout the selftest's pytest and sandbox children die with it.
-    r = proc.run([sys.executable, "-m", "gatebench", "selftest", "--tasks", tid], cwd=os.getcwd(), env=env,
-                 timeout_s=timeout_s, stdin_text="")
+    # proc.run owns the child's process group: on timeout its pytest and sandbox children die with it.
+    r = proc.run([sys.executable, "-m", "gatebench", *argv], cwd=os.getcwd(), env=env, timeout_s=timeout_s,
+                 stdin_text="")
     if r.timed_out:
-        return f"selftest --tasks {tid} did not end in {timeout_s:.0f} s"
+        return f"{argv[0]} --tasks {argv[2]} did not end in {timeout_s:.0f} s"
     if r.returncode == 0:
         return ""
-    tail = [x for x in (r.stdout + r.stderr).splitlines() if x.strip()][-6:]
-    return f"selftest --tasks {tid} exit {r.returncode}: " + " | ".join(tail)
+    lines = (r.stdout + r.stderr).splitlines()
+    return f"{label} exit {r.returncode}: " + " | ".join(pick(lines))
+
+
+def _tail(lines: list[str], n: int) -> list[str]:
+    return [x for x in lines if x.strip()][-n:]
+
+
+def run_selftest(tid: str, home: Path, suite: Path | None, timeout_s: float) -> str:
+    """`gatebench selftest --tasks ID` in its own process and bench home: "" when it passes, else its last lines."""
+    return _run_bench(["selftest", "--tasks", tid], f"selftest --tasks {tid}", home, suite, timeout_s,
+                      lambda lines: _tail(lines, 6))
 
 
 def run_audit(tid: str, home: Path, suite: Path | None, timeout_s: float) -> str:
     """`gatebench audit --tasks ID --no-cli` (the suite's own bar, as scripts/selftest_real runs it) in the home the
-    selftest laid the task in: "" when no attack class wins and the audit ran, else its last lines."""
-    from gatebench.suite.taskenv import cache_dir
+    selftest laid the task in: "" when no attack class wins and the audit ran, else the lines that say why."""
+    def said(lines: list[str]) -> list[str]:
+        return [x for x in lines if "HACKABLE" in x or "AUDIT FAILED" in x or "NOT met" in x][:4] or _tail(lines, 4)
 
-    env = {**os.environ, "GATEBENCH_HOME": str(home), "GATEBENCH_ENV_CACHE": str(cache_dir())}
-    if suite is not None:
-        env["GATEBENCH_SUITE_DIR"] = str(suite)
-    r = proc.run([sys.executable, "-m", "gatebench", "audit", "--tasks", tid, "--no-cli", "--jobs", "2"],
-                 cwd=os.getcwd(), env=env, timeout_s=timeout_s, stdin_text="")
-    if r.timed_out:
-        return f"audit --tasks {tid} did not end in {timeout_s:.0f} s"
-    if r.returncode == 0:
-        return ""
-    said = [x for x in (r.stdout + r.stderr).splitlines() if "HACKABLE" in x or "AUDIT FAILED" in x or "NOT met" in x]
-    tail = said[:4] or [x for x in (r.stdout + r.stderr).splitlines() if x.strip()][-4:]
-    return f"audit --tasks {tid} --no-cli exit {r.returncode}: " + " | ".join(tail)
+    return _run_bench(["audit", "--tasks", tid, "--no-cli", "--jobs", "2"], f"audit --tasks {tid} --no-cli", home,
+                      suite, timeout_s, said)
 
 
 def fresh_home(root: Path) -> Path:
