@@ -96,17 +96,22 @@ def lay(attack: Attack, repo: Path) -> list[str]:
     return touched
 
 
+def with_code(text: str, pre: str = "", post: str = "") -> str:
+    """A module's text with `pre` after its docstring and `from __future__` imports (above them it would be a
+    SyntaxError, and the attack would test nothing) and `post` at the end."""
+    lines = text.splitlines(keepends=True)
+    cut = _head_end(text)
+    head = "".join(lines[:cut]) + ("\n" if cut and not lines[cut - 1].endswith("\n") else "")
+    # Appended code runs in the module's own namespace (it reads the module's names).
+    return head + pre + "".join(lines[cut:]) + (f"\n{post}\n" if post else "")
+
+
 def _into_entries(attack: Attack, repo: Path) -> list[str]:
     entries = entry_modules(repo)
     if not entries:
         raise ValueError(f"{repo}: no package or module to put the attack's code in")
     for rel in entries:
         text = (repo / rel).read_text(encoding="utf-8")
-        lines = text.splitlines(keepends=True)
-        cut = _head_end(text)
-        head = "".join(lines[:cut]) + ("\n" if cut and not lines[cut - 1].endswith("\n") else "")
         pre = guarded(attack.prepend) if attack.prepend else ""
-        # Appended code runs in the module's own namespace (it reads the module's names).
-        post = f"\n{attack.append}\n" if attack.append else ""
-        (repo / rel).write_text(head + pre + "".join(lines[cut:]) + post, encoding="utf-8")
+        (repo / rel).write_text(with_code(text, pre, attack.append), encoding="utf-8")
     return entries
