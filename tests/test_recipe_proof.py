@@ -66,3 +66,29 @@ def test_a_recipes_test_env_reaches_the_import_and_an_absent_one_keeps_the_hash(
     with pytest.raises(Stop):
         recipes.curate(path)
     assert seen["extra_env"] == ["nose2", "mock"]
+
+
+def test_curate_gives_the_callers_home_back_even_when_the_import_fails(tmp_path, monkeypatch):
+    """curate imports in a home of its own: the caller's GATEBENCH_HOME (a mine run, a test's home) comes back
+    after it, as it was, not removed."""
+    path = tmp_path / "R1.yaml"
+    path.write_text(recipes.recipe_paths()["R1"].read_text(encoding="utf-8"), encoding="utf-8")
+    callers = str(tmp_path / "callers")
+    (tmp_path / "callers").mkdir()
+    recipes.shutil.copytree(recipes.project_root() / "configs", tmp_path / "callers" / "configs")
+    monkeypatch.setenv("GATEBENCH_HOME", callers)
+    monkeypatch.delenv("GATEBENCH_ENV_CACHE", raising=False)
+    seen = {}
+
+    def failing_import(*_a, **_kw):
+        seen["home"] = recipes.os.environ["GATEBENCH_HOME"]
+        raise RuntimeError("the import failed")
+
+    monkeypatch.setattr(recipes, "lay_history", lambda r, repo, where: "0" * 40)
+    monkeypatch.setattr(recipes, "import_task", failing_import)
+    with pytest.raises(RuntimeError, match="the import failed"):
+        recipes.curate(path)
+    assert seen["home"] != callers and seen["home"].endswith("home")
+    assert recipes.os.environ["GATEBENCH_HOME"] == callers
+    assert "GATEBENCH_ENV_CACHE" not in recipes.os.environ
+    assert path.read_text(encoding="utf-8") == recipes.recipe_paths()["R1"].read_text(encoding="utf-8")
