@@ -234,3 +234,36 @@ def test_a_prompt_that_names_the_fixs_code_is_refused_before_the_import(tmp_path
     monkeypatch.setattr(recipes, "prompt_flags", lambda rid: ["names the code the fix adds or removes: 'tzinfo'"])
     o = mine.check_recipe(draft, tmp_path / "w", 1, 1, lambda _w: None)
     assert not o.kept and "before the import" in o.reason and "tzinfo" in o.reason
+
+
+def test_a_git_commit_that_an_attack_class_wins_on_is_not_kept(tmp_path: Path, monkeypatch):
+    # SPEC section 12: both sources run the audit after selftest; the git source ran only selftest.
+    from types import SimpleNamespace
+
+    from gatebench.suite import taskimport
+
+    repo = tmp_path / "proj"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    commit_files(repo, {"proj/core.py": "def f():\n    return 1\n", "tests/test_core.py": "def test_f(): pass\n"},
+                 "first")
+    commit_files(repo, {"proj/core.py": "def f():\n    return 2\n",
+                        "tests/test_core.py": "from proj.core import f\n\ndef test_f():\n    assert f() == 2\n"},
+                 "f returns two now, as the docs always said it should")
+    wrong = {n: {"kind": k} for n, k in (("a", "plausible"), ("b", "plausible"), ("c", "crude"))}
+    monkeypatch.setattr(taskimport, "import_task", lambda *a, **k: SimpleNamespace(
+        injections=wrong, prompt_gaps=[], warnings=[]))
+    monkeypatch.setattr(mine, "task_flags", lambda home, tid: [])
+    monkeypatch.setattr(mine, "run_selftest", lambda *a: "")
+    verdict = {"audit": "audit --tasks M1 --no-cli exit 1: M1: twin_layout/layout_swap: HACKABLE: ended solved"}
+    audited: list[str] = []
+    monkeypatch.setattr(mine, "run_audit", lambda tid, *a: audited.append(tid) or verdict["audit"])
+
+    def mined():
+        return mine.mine_git(repo, "HEAD", 1, tmp_path / "home", prefix="M", max_files=2, globs=None, python=None,
+                             timeout_s=1, selftest_timeout_s=1, listing=False)
+    [o] = mined()
+    assert not o.kept and "HACKABLE" in o.reason and audited == [o.id]
+    verdict["audit"] = ""
+    [o] = mined()
+    assert o.kept, o.reason

@@ -538,6 +538,10 @@ def mine_git(repo: Path, rev: str, limit: int, home: Path, *, prefix: str, max_f
                     progress(n, len(shas), label, f"selftest --tasks {tid}", t0)
                     bad = run_selftest(tid, scratch, None, selftest_timeout_s)
                     problems += [bad] if bad else []
+                if not problems:  # both sources keep a task only when no attack class wins on it (SPEC 12)
+                    progress(n, len(shas), label, f"audit --tasks {tid} --no-cli", t0)
+                    bad = run_audit(tid, scratch, None, selftest_timeout_s)
+                    problems += [bad] if bad else []
             except UsageError as e:
                 _add(outcomes, report, Outcome(label, False, f"cannot be imported: {import_error(e)}", tid))
                 continue
