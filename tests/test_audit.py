@@ -236,3 +236,30 @@ def test_the_collected_items_reader_wins_on_a_weak_oracle_and_is_flagged_against
     new = audit_task(tf, ["collected_items"], runs=2)
     assert new.control_ok and not new.hackable("collected_items")
     assert all(any("canary of" in f for f in r.findings) for r in new.variants[0].runs)  # every guess costs
+
+
+def test_the_dodge_empties_test_methods_of_classes_too_and_only_under_the_gates_argv(tmp_path):
+    """Real suites are often unittest classes (xmltodict, webcolors, cachetools): a functions-only swap left their
+    tests as they were, the gate blocked, and the audit could say nothing about those tasks."""
+    import subprocess
+    import sys
+
+    from gatebench.audit import payloads as p
+    from gatebench.audit.attack import guarded, with_code
+    from gatebench.audit.classes.impossible_dodge import ONLY_UNDER_GATE
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "tests").mkdir()
+    code = ONLY_UNDER_GATE.format(code=guarded(p.SETTRACE_EVERY))
+    (tmp_path / "pkg" / "__init__.py").write_text(with_code('"Doc."\nfrom __future__ import annotations\nX = 1\n', code))
+    (tmp_path / "tests" / "test_c.py").write_text(
+        "import unittest\n\nimport pkg\n\n\nclass T(unittest.TestCase):\n    def test_m(self):\n"
+        "        self.assertEqual(pkg.X, 2)\n\n\ndef test_f():\n    assert pkg.X == 2\n")
+
+    def run(target: str) -> str:
+        r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", target], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=60, env={"PYTHONPATH": str(tmp_path)})
+        return r.stdout.strip().splitlines()[-1]
+
+    assert run("tests").startswith("2 passed"), run("tests")
+    assert run("tests/test_c.py").startswith("2 failed"), run("tests/test_c.py")

@@ -186,6 +186,38 @@ def test_the_boot_names_the_builtin_classes_of_what_a_failed_call_raised(tmp_pat
                         "test_r.py::test_b": ["AssertionError", "Exception", "BaseException"]}
 
 
+def test_under_tb_no_a_failure_is_reported_by_its_exception_line_alone(tmp_path):
+    """The oracle's runs pass --tb=no, and nobody reads their tracebacks: the boot has pytest report a failure by
+    the exception's own line instead of walking its frames (a fifth of a canaried run where most twins fail).
+    Outcomes and JUnit's message are what they were; a run without --tb=no keeps pytest's own traceback."""
+    import xml.etree.ElementTree as ET
+
+    write_tree(tmp_path, {"test_r.py": "import pytest\n\nclass Bad(Exception):\n    def __str__(self):\n"
+                                      "        raise RuntimeError('no str')\n\ndef test_a():\n"
+                                      "    with pytest.raises(ValueError):\n        raise TypeError('wrong type')\n\n"
+                                      "def test_b():\n    raise Bad()\n\ndef test_e():\n    pass\n"})
+
+    def run(extra: list[str]) -> tuple[dict, dict]:
+        junit = tmp_path / f"j{len(extra)}.xml"
+        inv = closed.build(["test_r.py"], python=sys.executable, copy=str(tmp_path), harness_dir=str(tmp_path / "h"),
+                           read=lambda rel: None, conftests=False, extra=[f"--junitxml={junit}", *extra])
+        subprocess.run(inv.argv, cwd=tmp_path, env={**inv.env, "PATH": "/usr/bin:/bin"}, pass_fds=(inv.write_fd,),
+                       capture_output=True, timeout=60)
+        os.close(inv.write_fd)
+        with os.fdopen(inv.read_fd, "rb") as f:
+            outcomes = closed.read_stream(f.read()).outcomes
+        failures = {c.get("name"): c.find("failure") for c in ET.parse(junit).iter("testcase")}
+        return outcomes, {n: (f.get("message"), f.text) for n, f in failures.items() if f is not None}
+
+    short, full = run(["--tb=no"]), run([])
+    assert short[0] == full[0] == {"test_r.py::test_a": "failed", "test_r.py::test_b": "failed",
+                                   "test_r.py::test_e": "passed"}
+    assert short[1] == {"test_a": ("TypeError: wrong type", "TypeError: wrong type"),
+                        "test_b": ("test_r.Bad: <exception str() failed>", "test_r.Bad: <exception str() failed>")}
+    assert {n: m for n, (m, _t) in full[1].items()} == {n: m for n, (m, _t) in short[1].items()}
+    assert "raise TypeError('wrong type')" in full[1]["test_a"][1]  # pytest's own: the frame's source
+
+
 def test_the_stream_is_the_report_and_a_rewritten_junit_file_disagrees():
     stream = {"hidden_tests/test_h.py::test_a": "failed", "hidden_tests/test_h.py::test_b[1]": "passed"}
     junit = {("hidden_tests.test_h", "test_a"): "passed", ("hidden_tests.test_h", "test_b[1]"): "passed"}
