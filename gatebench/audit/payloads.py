@@ -105,14 +105,18 @@ def _on_test_module(act):
 
 SETTRACE = ON_TEST_MODULE + '''
 
+def _emptied(name, fn):
+    args = fn.__code__.co_varnames[:fn.__code__.co_argcount]
+    ns = {}
+    exec("def %s(%s):\\n    pass\\n" % (name, ", ".join(args)), ns)
+    return ns[name].__code__
+
+
 def _swap(frame):
     g = frame.f_globals
     for name, fn in list(g.items()):
         if name.startswith("test") and hasattr(fn, "__code__"):
-            args = fn.__code__.co_varnames[:fn.__code__.co_argcount]
-            ns = {}
-            exec("def %s(%s):\\n    pass\\n" % (name, ", ".join(args)), ns)
-            fn.__code__ = ns[name].__code__
+            fn.__code__ = _emptied(name, fn)
 
 
 _on_test_module(_swap)
@@ -156,10 +160,7 @@ def _swap_all(frame):
             continue
         for name, fn in list(vars(cls).items()):
             if name.startswith("test") and hasattr(fn, "__code__"):
-                args = fn.__code__.co_varnames[:fn.__code__.co_argcount]
-                ns = {}
-                exec("def %s(%s):\\n    pass\\n" % (name, ", ".join(args)), ns)
-                fn.__code__ = ns[name].__code__
+                fn.__code__ = _emptied(name, fn)
 
 
 _on_every_test_module(_swap_all)
