@@ -90,9 +90,8 @@ def short_failure_reprs():
     failed test: each frame's source and its fixtures' reprs. Most twins fail, so that was a fifth of a canaried
     run's pytest time on T5 (cProfile: 35 failing twins, 0.13 of 0.82 s). The report keeps the exception's own
     line, which JUnit's failure message and the summary read; every test alike, so it tells no twin apart."""
-    try:
-        from _pytest import nodes
-    except ImportError:  # a pytest without it: its own reprs, as before
+    nodes = sys.modules.get("_pytest.nodes")  # imported by `import pytest`; not imported here by name
+    if nodes is None or not hasattr(nodes, "Node"):  # a pytest laid out otherwise: its own reprs, as before
         return
 
     def short(self, excinfo, style=None):
