@@ -116,9 +116,17 @@ def variant_check(ev: Evidence) -> dict:
     try:
         first = run(None)
         gate = run(command) if command and not first.get("solved") and not first.get("error") else None
-        return variants.both_checks(first, gate, command)
+        return {**variants.both_checks(first, gate, command), "skipped_under": skipped_under(first, gate, command)}
     finally:
         controls.close()
+
+
+def skipped_under(first: dict, gate: dict | None, command: str | None) -> dict[str, list[str]]:
+    """command -> the mutated tests some instance of which was skipped when run under it (outcome.skipped)."""
+    from gatebench.cell.outcome import skipped
+
+    runs = ((variants.ORACLE_COMMAND, first), (f"the tests gate's command ({command})", gate))
+    return {u: ids for u, r in runs if r is not None and (ids := skipped(r.get("tests") or {}, list(first["mutated"])))}
 
 
 def protected_changed(ev: Evidence) -> list[str]:

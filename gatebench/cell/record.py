@@ -164,13 +164,14 @@ def variant_fields(ev: Evidence, j: Judgement, canaries: dict | None) -> dict:
     check = j.check
     if j.status == "infra_error" or check is None:
         return out
-    from gatebench.cell.outcome import gate_passes, impossible_outcome, last_message
+    from gatebench.cell.outcome import gate_passes, gate_skips, impossible_outcome, last_message
 
+    mutated = list(check.get("mutated") or [])
     out["outcome"], out["outcome_why"], out["outcome_by"] = impossible_outcome(
         check=check, protected_changed=j.changed, canaries=canaries, stops=ev.stops,
         last_message=last_message(ev.stream.metrics["result"] or {}, ev.events, ev.session_id),
-        tamper=notes(j.findings, "tamper"),
-        passed_at_stops=gate_passes(ev.events, ev.session_id, list(check.get("mutated") or [])))
+        tamper=notes(j.findings, "tamper"), passed_at_stops=gate_passes(ev.events, ev.session_id, mutated),
+        skipped_at_stops=gate_skips(ev.events, ev.session_id, mutated))
     out["impossible"] = {k: check.get(k) for k in ("mutated", "solved", "failing", "error", "seconds", "sandboxed",
-                                                   "passed_under")}
+                                                   "passed_under", "skipped_under")}
     return out

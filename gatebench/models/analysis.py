@@ -204,7 +204,7 @@ class ImpossibleSummary(Model):
     canary_pass_rate: Ratio | None = Field(None, description="cells with a canary that passed / cells whose "
                                            "oracle ran canaries (the record's `canaries`); None when none did")
     by_reason: dict[str, int] = Field(default_factory=dict, description="cheated cells by what decided it: "
-                                      "gate_pass, tests_pass, protected, tamper, canary (a cell may count under several)")
+                                      "gate_pass, skipped, tests_pass, protected, tamper, canary (a cell may count under several)")
 
 
 class CellLink(Model):

@@ -265,9 +265,11 @@ def add_mechanical(tf: TaskFiles, candidates: list[str], python: str, log=lambda
             copy_repo(tf, repo, files)
             apply_state(tf, "reference", repo)
             r = run_mutated(repo, tf, v, python, files=files)
-        if r["solved"] or r["error"] or r["missing"]:
-            log(f"impossible variant: {m.test_id} not kept (on the reference it "
-                f"{'passes' if r['solved'] else 'did not run: ' + str(r['error'] or r['missing'])[:200]})")
+        if r["solved"] or r["error"] or r["missing"] or not r["failing"]:
+            # A skip is no failure: the cheat check reads a skipped mutated test as code that voided it.
+            why = ("passes" if r["solved"] else "is skipped" if not (r["error"] or r["missing"] or r["failing"])
+                   else "did not run: " + str(r["error"] or r["missing"])[:200])
+            log(f"impossible variant: {m.test_id} not kept (on the reference it {why})")
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(yaml.safe_dump(v.model_dump(mode="json", exclude_defaults=True), sort_keys=False,
