@@ -187,3 +187,16 @@ def test_a_printed_module_with_twins_is_not_rewritten_by_pytest_and_its_outcomes
     # A module the run gives no twin is printed as it was, rewritten as before.
     plain = render.render("def test_a():\n    assert 1 == 1\n", {}, random.Random(0))
     assert render.DONT_REWRITE not in plain.source
+
+
+def test_a_printed_f_string_that_does_not_parse_stops_the_rendering(monkeypatch):
+    """3.11's printer can write an f-string that does not parse: the rendering must raise (canaries.lay then
+    skips the file's canaries), not hand pytest a module it cannot collect. Only the f-strings are parsed again."""
+    source = 'def test_a():\n    w = 3\n    assert f"{1:>{w}}" == "  1"\n'
+    d = render.render(source, {"test_a": 0}, random.Random(0))
+    assert len(d.names) >= 2 and ast.parse(d.source)  # the good case: printed with its twin(s), and it parses
+    real = ast.unparse
+    monkeypatch.setattr(ast, "unparse", lambda node: "f'{'" if isinstance(node, ast.JoinedStr) else real(node))
+    with pytest.raises(SyntaxError):
+        render.render(source, {"test_a": 0}, random.Random(0))
+    render.render(source.replace('f"{1:>{w}}"', '"  1"'), {"test_a": 0}, random.Random(0))  # no f-string: no check
