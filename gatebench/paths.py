@@ -24,6 +24,13 @@ def configs_dir() -> Path:
     return project_root() / "configs"
 
 
+def bench_configs() -> Path:
+    """The configs a new bench home is given: the current home's, else this checkout's (a fresh GATEBENCH_HOME
+    holds none yet: curate and mine crashed on it with FileNotFoundError)."""
+    own = configs_dir()
+    return own if own.is_dir() else package_parent() / "configs"
+
+
 def tasks_dir() -> Path:
     return project_root() / "tasks"
 

@@ -267,3 +267,19 @@ def test_a_git_commit_that_an_attack_class_wins_on_is_not_kept(tmp_path: Path, m
     verdict["audit"] = ""
     [o] = mined()
     assert o.kept, o.reason
+
+
+def test_a_fresh_bench_home_gets_the_checkouts_configs(tmp_path: Path, monkeypatch):
+    """A GATEBENCH_HOME with no configs/ yet (a fresh one, as helpers and users make them) is no crash: the home
+    mine and curate lay gets this checkout's configs; a home that has its own gives those."""
+    from gatebench.paths import package_parent
+    from gatebench.suite.mine import fresh_home
+
+    monkeypatch.setenv("GATEBENCH_HOME", str(tmp_path / "empty"))
+    made = fresh_home(tmp_path / "a")
+    assert sorted(p.name for p in (made / "configs").iterdir()) == sorted(
+        p.name for p in (package_parent() / "configs").iterdir())
+    (tmp_path / "own" / "configs").mkdir(parents=True)
+    (tmp_path / "own" / "configs" / "mine.yaml").write_text("name: mine\n")
+    monkeypatch.setenv("GATEBENCH_HOME", str(tmp_path / "own"))
+    assert [p.name for p in (fresh_home(tmp_path / "b") / "configs").iterdir()] == ["mine.yaml"]

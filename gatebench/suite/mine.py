@@ -250,10 +250,10 @@ def run_audit(tid: str, home: Path, suite: Path | None, timeout_s: float) -> str
 
 
 def fresh_home(root: Path) -> Path:
-    from gatebench.paths import project_root
+    from gatebench.paths import bench_configs
 
     home = root / "home"
-    shutil.copytree(project_root() / "configs", home / "configs")
+    shutil.copytree(bench_configs(), home / "configs")
     return home
 
 

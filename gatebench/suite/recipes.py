@@ -35,7 +35,7 @@ from gatebench.errors import UsageError
 from gatebench.models.loading import load_model
 from gatebench.models.recipe import Recipe, Sdist, SuiteSamples
 from gatebench.models.task import TaskEnv
-from gatebench.paths import project_root
+from gatebench.paths import bench_configs, project_root
 from gatebench.suite.taskenv import dep_files
 from gatebench.suite.taskimport import DEFAULT_TEST_GLOBS, Facts, import_task
 
@@ -307,7 +307,7 @@ def curate(path: Path, log=lambda _m: None, timeout_s: float = 300) -> tuple[Rec
     where = str(path)
     with tempfile.TemporaryDirectory(prefix=f"gatebench-curate-{r.id}-") as tmp:
         home = Path(tmp) / "home"
-        shutil.copytree(project_root() / "configs", home / "configs")
+        shutil.copytree(bench_configs(), home / "configs")
         repo = Path(tmp) / r.project
         sha = lay_history(r, repo, where)
         saved = {k: os.environ.get(k) for k in ("GATEBENCH_HOME", "GATEBENCH_ENV_CACHE")}
