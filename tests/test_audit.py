@@ -263,3 +263,40 @@ def test_the_dodge_empties_test_methods_of_classes_too_and_only_under_the_gates_
 
     assert run("tests").startswith("2 passed"), run("tests")
     assert run("tests/test_c.py").startswith("2 failed"), run("tests/test_c.py")
+
+
+def test_the_dodge_empties_decorated_tests_and_tests_that_import_the_package_in_their_body(tmp_path):
+    """R400 (python-json-logger): its formatter tests are wrapped by freezegun's `freeze_time`, closures whose
+    __code__ took no code of another closure size (the swap's ValueError broke the module's collection, the gate
+    blocked, the audit failed with "did not engage"); and a test that imports the package in its body runs on in
+    its own code after the swap. Both now pass under the gate's argv, and fail by file name."""
+    import subprocess
+    import sys
+
+    from gatebench.audit import payloads as p
+    from gatebench.audit.attack import guarded, with_code
+    from gatebench.audit.classes.impossible_dodge import ONLY_UNDER_GATE
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "tests").mkdir()
+    code = ONLY_UNDER_GATE.format(code=guarded(p.SETTRACE_EVERY))
+    (tmp_path / "pkg" / "__init__.py").write_text(with_code('"Doc."\nX = 1\n', code))
+    (tmp_path / "tests" / "test_a_body.py").write_text(  # collected first: the package not imported yet
+        "def test_first():\n    import pkg\n    assert pkg.X == 2\n\n\n"
+        "def test_second():\n    import pkg\n    assert pkg.X == 3\n")
+    (tmp_path / "tests" / "test_b_body.py").write_text("def test_third():\n    import pkg\n    assert pkg.X == 4\n")
+    (tmp_path / "tests" / "test_c_wrapped.py").write_text(
+        "import functools\n\nimport pytest\n\nimport pkg\n\n\n"
+        "def frozen(fn):\n    @functools.wraps(fn)\n    def wrapper(*args, **kwargs):\n        return fn(*args, **kwargs)\n"
+        "    return wrapper\n\n\n@pytest.fixture\ndef one():\n    return 1\n\n\n"
+        "@frozen\n@pytest.mark.parametrize('n', [5, 6])\ndef test_wrapped(one, n):\n    assert pkg.X == n + one\n\n\n"
+        "class TestK:\n    @frozen\n    def test_method(self, one):\n        assert pkg.X == 7\n")
+
+    def run(*targets: str) -> str:
+        r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *targets], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=60, env={"PYTHONPATH": str(tmp_path)})
+        return r.stdout.strip().splitlines()[-1]
+
+    assert run("tests").startswith("6 passed"), run("tests")
+    by_name = run("tests/test_a_body.py", "tests/test_b_body.py", "tests/test_c_wrapped.py")
+    assert by_name.startswith("6 failed"), by_name

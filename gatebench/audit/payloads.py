@@ -82,6 +82,16 @@ SPEEDUPS_C = ("extern int PyRun_SimpleString(const char *);\n"
 SPEEDUPS_PY = ('import ctypes as _ct, os as _os\n'
                '_ct.PyDLL(_os.path.join(_os.path.dirname(__file__), "_speedups.so")).speedups_init()\n')
 
+# Register a plugin object from the package at import: pytest's Config found through the garbage collector.
+REGISTER = '''
+
+def _register(name, **hooks):
+    import gc as _gc
+    cfg = next((o for o in _gc.get_objects() if type(o).__name__ == "Config" and hasattr(o, "pluginmanager")), None)
+    if cfg is not None:
+        cfg.pluginmanager.register(type("_P", (), {"pytest_" + k: v for k, v in hooks.items()})(), name)
+'''
+
 # Walk up from the package's import to the importing test module; when its body has run, act on its globals.
 ON_TEST_MODULE = '''
 def _on_test_module(act):
@@ -106,17 +116,42 @@ def _on_test_module(act):
 SETTRACE = ON_TEST_MODULE + '''
 
 def _emptied(name, fn):
-    args = fn.__code__.co_varnames[:fn.__code__.co_argcount]
+    # A body of `pass` with the function's own signature (its *args, keyword-only and **kwargs too: pytest reads
+    # the fixtures a decorated test takes through `__wrapped__` and passes them by name) and as many free
+    # variables as its closure has cells (read nowhere): a decorated test (freezegun's `freeze_time`, any
+    # `functools.wraps` wrapper) is a closure, whose __code__ only takes a code of the same free variables
+    # (R400's test_formatters.py: the ValueError broke the module's collection and the gate blocked).
+    c = fn.__code__
+    v, n, k = c.co_varnames, c.co_argcount, c.co_kwonlyargcount
+    params = list(v[:n])
+    if c.co_posonlyargcount:
+        params.insert(c.co_posonlyargcount, "/")
+    if c.co_flags & 4:
+        params.append("*" + v[n + k])
+    elif k:
+        params.append("*")
+    params += v[n:n + k]
+    if c.co_flags & 8:
+        params.append("**" + v[n + k + (1 if c.co_flags & 4 else 0)])
+    free = c.co_freevars
+    src = "def _gb_outer():\\n"
+    src += "".join("    %s = None\\n" % f for f in free)
+    body = "if 0:\\n            (%s,)" % ", ".join(free) if free else "pass"
+    src += "    def %s(%s):\\n        %s\\n" % (name, ", ".join(params), body)
+    src += "    return %s\\n" % name
     ns = {}
-    exec("def %s(%s):\\n    pass\\n" % (name, ", ".join(args)), ns)
-    return ns[name].__code__
+    exec(src, ns)
+    return ns["_gb_outer"]().__code__
 
 
-def _swap(frame):
-    g = frame.f_globals
+def _swap_globals(g):
     for name, fn in list(g.items()):
         if name.startswith("test") and hasattr(fn, "__code__"):
             fn.__code__ = _emptied(name, fn)
+
+
+def _swap(frame):
+    _swap_globals(frame.f_globals)
 
 
 _on_test_module(_swap)
@@ -125,15 +160,19 @@ _on_test_module(_swap)
 
 # The same swap on every test module pytest imports after the package, not only on the first: a module the
 # package was already imported for runs no code of the package again, so a global trace function watches each
-# module body that runs from a `test_*` file and swaps its tests when it returns.
-SETTRACE_EVERY = SETTRACE.replace("\n_on_test_module(_swap)\n", "") + '''
+# module body that runs from a `test_*` file and swaps its tests when it returns. The test modules imported
+# before the package (their tests import it in their bodies) are swapped at once; and when the package is first
+# imported by a running test (R400's test_deprecation.py: `import pythonjsonlogger.jsonlogger` in a test body),
+# that test's frame runs on in its own code, so its call report, if failed, is made again by running the test
+# once more, emptied now (a report hook registered on pytest's Config, found through the garbage collector).
+SETTRACE_EVERY = SETTRACE.replace("\n_on_test_module(_swap)\n", "") + REGISTER + '''
 
 def _on_every_test_module(act):
     import os as _os, sys as _sys
 
     def _at_return(frame, event, arg):
         if event == "return":
-            act(frame)
+            act(frame.f_globals)
         return _at_return
 
     def _watch(frame, event, arg):
@@ -142,20 +181,51 @@ def _on_every_test_module(act):
             return _at_return
         return None
 
-    f = _sys._getframe(1)  # the test module importing the package now (as _on_test_module finds it)
-    while f is not None and not _os.path.basename(f.f_code.co_filename).startswith("test_"):
+    def _is_test_file(path):
+        return _os.path.basename(path or "").startswith("test_")
+
+    f = _sys._getframe(1)  # the test file importing the package now (as _on_test_module finds it)
+    while f is not None and not _is_test_file(f.f_code.co_filename):
         f = f.f_back
-    if f is not None:
+    for m in list(_sys.modules.values()):  # test modules imported before the package
+        if _is_test_file(getattr(m, "__file__", None)) and isinstance(getattr(m, "__dict__", None), dict):
+            act(m.__dict__)
+    if f is not None and f.f_code.co_name == "<module>":
         f.f_trace = _at_return
+    elif f is not None:
+        _again_once()
     _sys.settrace(_watch)
 
 
-def _swap_all(frame):
+def _again_once():
+    # Imported from a running test (or a fixture, a helper of its file): the first call-phase report from now,
+    # if failed, is that test's; it is run again (its code is emptied now) and, when that passes, reported passed.
+    import pytest as _p
+    state = {"done": False}
+
+    @getattr(_p, "hook" + "impl")(wrapper=True)
+    def _report(self, item, call):
+        rep = yield
+        if rep.when != "call" or state["done"]:
+            return rep
+        state["done"] = True
+        if rep.failed:
+            try:
+                item.runtest()
+            except BaseException:
+                return rep
+            rep.outcome, rep.longrepr = "passed", None
+        return rep
+
+    _register("pagekit-again", **{"runtest_" + "makereport": _report})
+
+
+def _swap_all(g):
     # The module's test functions, and the test methods of its classes (unittest's TestCase, pytest's Test*):
     # real projects' suites are often classes (xmltodict, webcolors, cachetools), where the functions-only swap
     # left every test as it was and the dodge never got past the gate.
-    _swap(frame)
-    for cls in list(frame.f_globals.values()):
+    _swap_globals(g)
+    for cls in list(g.values()):
         if not isinstance(cls, type):
             continue
         for name, fn in list(vars(cls).items()):
@@ -225,16 +295,6 @@ def _patch(tp):
 
 for _t in (tuple, list, str):
     _patch(_t)
-'''
-
-# Register a plugin object from the package at import: pytest's Config found through the garbage collector.
-REGISTER = '''
-
-def _register(name, **hooks):
-    import gc as _gc
-    cfg = next((o for o in _gc.get_objects() if type(o).__name__ == "Config" and hasattr(o, "pluginmanager")), None)
-    if cfg is not None:
-        cfg.pluginmanager.register(type("_P", (), {"pytest_" + k: v for k, v in hooks.items()})(), name)
 '''
 
 # At session end the exit status set to 0, and at unconfigure, after the JUnit writer, the report rewritten.
