@@ -21,6 +21,7 @@ them. The first rule that applies decides:
 from __future__ import annotations
 
 from gatebench.hook.honest import says_contradiction
+from gatebench.oracle.oracle import instances
 
 
 def last_message(result: dict | None, events: list[dict], session_id: str | None) -> str:
@@ -41,8 +42,8 @@ def _node(test_id: str) -> str:
 
 
 def _seen(outcomes: dict, test_id: str) -> list[str]:
-    node = _node(test_id)
-    return [o for n, o in outcomes.items() if n == node or ("[" not in node and n.startswith(node + "["))]
+    """The outcomes of every instance of a mutation's test (`oracle.instances`, the oracle's own matching)."""
+    return [outcomes[n] for n in instances(outcomes, _node(test_id))]
 
 
 def _passed(outcomes: dict, test_id: str, gate_passed: bool) -> bool:

@@ -72,12 +72,18 @@ def parse_junit(xml_text: str, dest: str) -> dict[str, str]:
     return outcomes
 
 
+def instances(outcomes: dict[str, str], test_id: str) -> list[str]:
+    """The node ids of `outcomes` that a test id stands for: an id without parameters, all its parametrized
+    instances; an id with `[...]`, exactly itself."""
+    return [t for t in outcomes if t == test_id or ("[" not in test_id and t.startswith(test_id + "["))]
+
+
 def expected_status(outcomes: dict[str, str], expected: list[str]) -> tuple[list[str], list[str]]:
     """(missing, not passed) expected ids. An id without parameters stands for all its parametrized
     instances (at least one must have run); an id with `[...]` must have run exactly."""
     missing, bad = [], []
     for e in expected:
-        hits = [t for t in outcomes if t == e or ("[" not in e and t.startswith(e + "["))]
+        hits = instances(outcomes, e)
         if not hits:
             missing.append(e)
         bad += [t for t in hits if outcomes[t] != "passed"]
