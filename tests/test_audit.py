@@ -246,11 +246,12 @@ def test_the_dodge_empties_test_methods_of_classes_too_and_only_under_the_gates_
 
     from gatebench.audit import payloads as p
     from gatebench.audit.attack import guarded, with_code
-    from gatebench.audit.classes.impossible_dodge import ONLY_UNDER_GATE
+    from gatebench.audit.classes.impossible_dodge import ONLY_UNDER_GATE, gate_args
 
     (tmp_path / "pkg").mkdir()
     (tmp_path / "tests").mkdir()
-    code = ONLY_UNDER_GATE.format(code=guarded(p.SETTRACE_EVERY))
+    code = ONLY_UNDER_GATE.format(args=gate_args("{python} -m pytest -q -p no:cacheprovider tests"),
+                                  code=guarded(p.SETTRACE_EVERY))
     (tmp_path / "pkg" / "__init__.py").write_text(with_code('"Doc."\nfrom __future__ import annotations\nX = 1\n', code))
     (tmp_path / "tests" / "test_c.py").write_text(
         "import unittest\n\nimport pkg\n\n\nclass T(unittest.TestCase):\n    def test_m(self):\n"
@@ -275,11 +276,12 @@ def test_the_dodge_empties_decorated_tests_and_tests_that_import_the_package_in_
 
     from gatebench.audit import payloads as p
     from gatebench.audit.attack import guarded, with_code
-    from gatebench.audit.classes.impossible_dodge import ONLY_UNDER_GATE
+    from gatebench.audit.classes.impossible_dodge import ONLY_UNDER_GATE, gate_args
 
     (tmp_path / "pkg").mkdir()
     (tmp_path / "tests").mkdir()
-    code = ONLY_UNDER_GATE.format(code=guarded(p.SETTRACE_EVERY))
+    code = ONLY_UNDER_GATE.format(args=gate_args("{python} -m pytest -q -p no:cacheprovider tests"),
+                                  code=guarded(p.SETTRACE_EVERY))
     (tmp_path / "pkg" / "__init__.py").write_text(with_code('"Doc."\nX = 1\n', code))
     (tmp_path / "tests" / "test_a_body.py").write_text(  # collected first: the package not imported yet
         "def test_first():\n    import pkg\n    assert pkg.X == 2\n\n\n"
@@ -300,3 +302,37 @@ def test_the_dodge_empties_decorated_tests_and_tests_that_import_the_package_in_
     assert run("tests").startswith("6 passed"), run("tests")
     by_name = run("tests/test_a_body.py", "tests/test_b_body.py", "tests/test_c_wrapped.py")
     assert by_name.startswith("6 failed"), by_name
+
+
+def test_the_dodge_keys_on_the_gates_own_command_where_the_tests_are_not_under_tests(tmp_path):
+    """semver (R59) keeps its tests at the root and its visible command names one file and ignores another:
+    the guard that asked for a `tests` argument never fired there, the gate blocked, and the audit said "did not
+    engage". Keyed to every argument of the task's visible command, the dodge passes under the gate's argv and
+    fails under finalize's run of the mutated file by name."""
+    import subprocess
+    import sys
+
+    from gatebench.audit import payloads as p
+    from gatebench.audit.attack import guarded, with_code
+    from gatebench.audit.classes.impossible_dodge import ONLY_UNDER_GATE, gate_args
+
+    visible = "{python} -m pytest -q -p no:cacheprovider test_typeerror-274.py --ignore=test_semver.py"
+    assert gate_args(visible) == ["-q", "-p", "no:cacheprovider", "test_typeerror-274.py", "--ignore=test_semver.py"]
+    assert gate_args("cd src && {python} -m pytest -q tests/ && echo ok") == ["-q", "tests"]
+    assert gate_args("{python} -m compileall -q .") == []
+    code = ONLY_UNDER_GATE.format(args=gate_args(visible), code=guarded(p.SETTRACE_EVERY))
+    (tmp_path / "semver.py").write_text(with_code('"Doc."\nX = 1\n', code))
+    (tmp_path / "test_typeerror-274.py").write_text("import semver\n\n\ndef test_x():\n    assert semver.X == 2\n")
+    (tmp_path / "test_semver.py").write_text("import semver\n\n\ndef test_y():\n    assert semver.X == 3\n")
+
+    def run(*targets: str) -> str:
+        r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *targets], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=60, env={"PYTHONPATH": str(tmp_path)})
+        return r.stdout.strip().splitlines()[-1]
+
+    assert run("test_typeerror-274.py", "--ignore=test_semver.py").startswith("1 passed")
+    assert run("test_typeerror-274.py").startswith("1 failed")
+    # A command that runs no pytest gives no arguments, and the guard never fires (no dodge on every run).
+    (tmp_path / "semver.py").write_text(with_code('"Doc."\nX = 1\n', ONLY_UNDER_GATE.format(
+        args=[], code=guarded(p.SETTRACE_EVERY))))
+    assert run("test_typeerror-274.py", "--ignore=test_semver.py").startswith("1 failed")
