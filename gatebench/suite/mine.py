@@ -28,6 +28,7 @@ from pathlib import Path
 import yaml
 
 from gatebench.common import proc
+from gatebench.common.environ import environ
 from gatebench.errors import UsageError
 from gatebench.suite.taskimport.files import DEFAULT_TEST_GLOBS, is_test_module
 from gatebench.tree.globs import GlobSet
@@ -411,37 +412,31 @@ def check_recipe(draft: dict, work: Path, timeout_s: float, selftest_timeout_s: 
     suite.mkdir(parents=True)
     path = suite / f"{rid}.yaml"
     dump(path, Recipe.model_validate(draft).model_dump(mode="json", exclude_none=True))
-    old_suite = os.environ.get("GATEBENCH_SUITE_DIR")
-    os.environ["GATEBENCH_SUITE_DIR"] = str(suite)
     try:
-        # A prompt that names code the fix adds or removes is flagged whatever the import measures (the names
-        # the hidden tests use are exempt, and need no measurement): found here, before minutes of import.
-        early = [f for f in recipes.prompt_flags(rid) if f.startswith("names the code")]
-        if early:
-            return Outcome("", False, "prompt flag (before the import): " + "; ".join(early)[:560], rid)
-        r, warnings = recipes.curate(path, timeout_s=timeout_s)
-        problems = wrong_fix_problems([i.model_dump() for i in r.injections])
-        problems += [w for w in warnings if w.startswith("prompt gap")]
-        problems += [f"prompt flag: {f}" for f in recipes.prompt_flags(rid)]
-        if not problems:
-            say(f"selftest --tasks {rid}")
-            home = fresh_home(work)
-            t0, load0 = time.monotonic(), os.getloadavg()[0]
-            bad = run_selftest(rid, home, suite, selftest_timeout_s)
-            # The figure suite.yaml records beside each recipe: the wall time, and the load it was measured at.
-            selftest = f"selftest {time.monotonic() - t0:.0f} s at load {load0:.0f}-{os.getloadavg()[0]:.0f}"
-            problems += [bad] if bad else []
-        if not problems:
-            say(f"audit --tasks {rid} --no-cli")
-            bad = run_audit(rid, home, suite, selftest_timeout_s)
-            problems += [bad] if bad else []
+        with environ({"GATEBENCH_SUITE_DIR": str(suite)}):
+            # A prompt that names code the fix adds or removes is flagged whatever the import measures (the names
+            # the hidden tests use are exempt, and need no measurement): found here, before minutes of import.
+            early = [f for f in recipes.prompt_flags(rid) if f.startswith("names the code")]
+            if early:
+                return Outcome("", False, "prompt flag (before the import): " + "; ".join(early)[:560], rid)
+            r, warnings = recipes.curate(path, timeout_s=timeout_s)
+            problems = wrong_fix_problems([i.model_dump() for i in r.injections])
+            problems += [w for w in warnings if w.startswith("prompt gap")]
+            problems += [f"prompt flag: {f}" for f in recipes.prompt_flags(rid)]
+            if not problems:
+                say(f"selftest --tasks {rid}")
+                home = fresh_home(work)
+                t0, load0 = time.monotonic(), os.getloadavg()[0]
+                bad = run_selftest(rid, home, suite, selftest_timeout_s)
+                # The figure suite.yaml records beside each recipe: the wall time, and the load it was measured at.
+                selftest = f"selftest {time.monotonic() - t0:.0f} s at load {load0:.0f}-{os.getloadavg()[0]:.0f}"
+                problems += [bad] if bad else []
+            if not problems:
+                say(f"audit --tasks {rid} --no-cli")
+                bad = run_audit(rid, home, suite, selftest_timeout_s)
+                problems += [bad] if bad else []
     except UsageError as e:
         return Outcome("", False, f"cannot be imported: {import_error(e)}", rid)
-    finally:
-        if old_suite is None:
-            os.environ.pop("GATEBENCH_SUITE_DIR", None)
-        else:
-            os.environ["GATEBENCH_SUITE_DIR"] = old_suite
     if problems:
         return Outcome("", False, "; ".join(problems)[:600], rid, warnings=warnings)
     return Outcome("", True, f"kept: FAIL_TO_PASS {len(r.fail_to_pass)}, {len(r.injections)} injections, {selftest}",

@@ -31,6 +31,7 @@ from pathlib import Path
 import yaml
 
 from gatebench.common import proc
+from gatebench.common.environ import environ
 from gatebench.errors import UsageError
 from gatebench.models.loading import load_model
 from gatebench.models.recipe import Recipe, Sdist, SuiteSamples
@@ -310,19 +311,10 @@ def curate(path: Path, log=lambda _m: None, timeout_s: float = 300) -> tuple[Rec
         shutil.copytree(bench_configs(), home / "configs")
         repo = Path(tmp) / r.project
         sha = lay_history(r, repo, where)
-        saved = {k: os.environ.get(k) for k in ("GATEBENCH_HOME", "GATEBENCH_ENV_CACHE")}
-        os.environ["GATEBENCH_HOME"] = str(home)
-        os.environ.setdefault("GATEBENCH_ENV_CACHE", str(checkout() / ".cache" / "envs"))
-        try:
+        with environ({"GATEBENCH_HOME": str(home)}, {"GATEBENCH_ENV_CACHE": str(checkout() / ".cache" / "envs")}):
             res = import_task(repo, sha, home, task_id=r.id, prompt=r.prompt, test_globs=r.test_globs or DEFAULT_TEST_GLOBS,
                               code_files=r.files, python=r.python, extra_env=r.test_env, timeout_s=timeout_s, log=log,
                               source={"repo": r.repo, "commit": r.provenance_label(), "project": r.project, "license": r.license})
-        finally:  # the caller's values back (a curate inside a run must not move that run's home)
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
     data = r.model_dump(mode="json", exclude_none=True)
     data.update(requirements=res.env["requirements"], fail_to_pass=res.fail_to_pass, pass_to_pass=res.pass_to_pass,
                 excluded=res.excluded, visible=res.visible,
