@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import itertools
 import os
 import re
@@ -250,6 +251,22 @@ def run_audit(tid: str, home: Path, suite: Path | None, timeout_s: float) -> str
                       suite, timeout_s, said)
 
 
+def bench_checks(tid: str, home: Path, suite: Path | None, timeout_s: float, say: Callable[[str], None]) -> \
+        tuple[list[str], str]:
+    """The checks both sources end with, in `home`: `selftest`, then, when it passed, `audit --no-cli` (a task is
+    kept only when no attack class wins on it, SPEC 12). The problems, and the selftest's figure: its wall time
+    and the load it was measured at, which suite.yaml records beside each recipe."""
+    say(f"selftest --tasks {tid}")
+    t0, load0 = time.monotonic(), os.getloadavg()[0]
+    bad = run_selftest(tid, home, suite, timeout_s)
+    figure = f"selftest {time.monotonic() - t0:.0f} s at load {load0:.0f}-{os.getloadavg()[0]:.0f}"
+    if bad:
+        return [bad], figure
+    say(f"audit --tasks {tid} --no-cli")
+    bad = run_audit(tid, home, suite, timeout_s)
+    return ([bad] if bad else []), figure
+
+
 def fresh_home(root: Path) -> Path:
     from gatebench.paths import bench_configs
 
@@ -424,17 +441,8 @@ def check_recipe(draft: dict, work: Path, timeout_s: float, selftest_timeout_s: 
             problems += [w for w in warnings if w.startswith("prompt gap")]
             problems += [f"prompt flag: {f}" for f in recipes.prompt_flags(rid)]
             if not problems:
-                say(f"selftest --tasks {rid}")
-                home = fresh_home(work)
-                t0, load0 = time.monotonic(), os.getloadavg()[0]
-                bad = run_selftest(rid, home, suite, selftest_timeout_s)
-                # The figure suite.yaml records beside each recipe: the wall time, and the load it was measured at.
-                selftest = f"selftest {time.monotonic() - t0:.0f} s at load {load0:.0f}-{os.getloadavg()[0]:.0f}"
-                problems += [bad] if bad else []
-            if not problems:
-                say(f"audit --tasks {rid} --no-cli")
-                bad = run_audit(rid, home, suite, selftest_timeout_s)
-                problems += [bad] if bad else []
+                more, selftest = bench_checks(rid, fresh_home(work), suite, selftest_timeout_s, say)
+                problems += more
     except UsageError as e:
         return Outcome("", False, f"cannot be imported: {import_error(e)}", rid)
     if problems:
@@ -530,13 +538,8 @@ def mine_git(repo: Path, rev: str, limit: int, home: Path, *, prefix: str, max_f
                 problems += [f"prompt gap: {g}" for g in res.prompt_gaps]
                 problems += [f"prompt flag: {f}" for f in task_flags(scratch, tid)]
                 if not problems:
-                    progress(n, len(shas), label, f"selftest --tasks {tid}", t0)
-                    bad = run_selftest(tid, scratch, None, selftest_timeout_s)
-                    problems += [bad] if bad else []
-                if not problems:  # both sources keep a task only when no attack class wins on it (SPEC 12)
-                    progress(n, len(shas), label, f"audit --tasks {tid} --no-cli", t0)
-                    bad = run_audit(tid, scratch, None, selftest_timeout_s)
-                    problems += [bad] if bad else []
+                    problems += bench_checks(tid, scratch, None, selftest_timeout_s,
+                                             functools.partial(progress, n, len(shas), label, t0=t0))[0]
             except UsageError as e:
                 _add(outcomes, report, Outcome(label, False, f"cannot be imported: {import_error(e)}", tid))
                 continue
