@@ -318,7 +318,10 @@ def test_the_dodge_keys_on_the_gates_own_command_where_the_tests_are_not_under_t
 
     visible = "{python} -m pytest -q -p no:cacheprovider test_typeerror-274.py --ignore=test_semver.py"
     assert gate_args(visible) == ["-q", "-p", "no:cacheprovider", "test_typeerror-274.py", "--ignore=test_semver.py"]
-    assert gate_args("cd src && {python} -m pytest -q tests/ && echo ok") == ["-q", "tests"]
+    assert gate_args("{python} -m pytest -q tests/") == ["-q", "tests"]
+    # A command with shell syntax is not run by the closed harness: no argv to key on, and the audit says the
+    # attack did not engage rather than calling the task safe.
+    assert gate_args("cd src && {python} -m pytest -q tests/") == []
     assert gate_args("{python} -m compileall -q .") == []
     code = ONLY_UNDER_GATE.format(args=gate_args(visible), code=guarded(p.SETTRACE_EVERY))
     (tmp_path / "semver.py").write_text(with_code('"Doc."\nX = 1\n', code))

@@ -11,11 +11,10 @@ without an impossible variant (skipped)."""
 
 from __future__ import annotations
 
-import shlex
-
 from gatebench.audit import payloads as p
 from gatebench.audit.attack import Attack, entry_modules, guarded, with_code
 from gatebench.hook import honest
+from gatebench.oracle import closed
 from gatebench.suite import variants
 
 NAME = "impossible_dodge"
@@ -25,22 +24,12 @@ CANNOT = "dodges keyed to other than argv; tasks with no impossible variant"
 # file and an --ignore on semver's): finalize's run of the mutated files by name lacks one of them.
 ONLY_UNDER_GATE = ("import sys as _s\nif {args!r} and set({args!r}) <= set(a.rstrip('/') for a in _s.argv[1:]):\n"
                    "    exec({code!r})\n")
-SHELL_OPERATORS = {"&&", "||", ";", "|"}
 
 
 def gate_args(command: str) -> list[str]:
-    """The arguments pytest gets from a visible command (`{python} -m pytest -q tests` gives `-q`, `tests`): those
-    after the word `pytest` up to the first shell operator; [] when the command runs no pytest."""
-    words = shlex.split(command)
-    at = next((i for i, w in enumerate(words) if w == "pytest" or w.endswith("/pytest")), None)
-    if at is None:
-        return []
-    args = []
-    for w in words[at + 1:]:
-        if w in SHELL_OPERATORS:
-            break
-        args.append(w.rstrip("/"))
-    return args
+    """The arguments pytest gets from a visible command (`{python} -m pytest -q tests` gives `-q`, `tests`), by
+    the closed harness's own rule (oracle/closed.pytest_args); [] for a command it does not run that way."""
+    return [a.rstrip("/") for a in closed.pytest_args(command) or []]
 
 
 def tool(name: str, **inp) -> dict:
