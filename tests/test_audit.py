@@ -7,6 +7,7 @@ against the one printer (oracle/render.py)."""
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pytest
@@ -238,11 +239,19 @@ def test_the_collected_items_reader_wins_on_a_weak_oracle_and_is_flagged_against
     assert all(any("canary of" in f for f in r.findings) for r in new.variants[0].runs)  # every guess costs
 
 
+def pytest_summary(folder, *targets: str) -> str:
+    """pytest's last line on `targets`, run in `folder` with it on the path (the dodge tests' probe)."""
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *targets], cwd=folder,
+                       capture_output=True, text=True, timeout=60, env={"PYTHONPATH": str(folder)})
+    return r.stdout.strip().splitlines()[-1]
+
+
 def test_the_dodge_empties_test_methods_of_classes_too_and_only_under_the_gates_argv(tmp_path):
     """Real suites are often unittest classes (xmltodict, webcolors, cachetools): a functions-only swap left their
     tests as they were, the gate blocked, and the audit could say nothing about those tasks."""
-    import subprocess
-    import sys
 
     from gatebench.audit import payloads as p
     from gatebench.audit.attack import guarded, with_code
@@ -257,10 +266,7 @@ def test_the_dodge_empties_test_methods_of_classes_too_and_only_under_the_gates_
         "import unittest\n\nimport pkg\n\n\nclass T(unittest.TestCase):\n    def test_m(self):\n"
         "        self.assertEqual(pkg.X, 2)\n\n\ndef test_f():\n    assert pkg.X == 2\n")
 
-    def run(target: str) -> str:
-        r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", target], cwd=tmp_path,
-                           capture_output=True, text=True, timeout=60, env={"PYTHONPATH": str(tmp_path)})
-        return r.stdout.strip().splitlines()[-1]
+    run = functools.partial(pytest_summary, tmp_path)
 
     assert run("tests").startswith("2 passed"), run("tests")
     assert run("tests/test_c.py").startswith("2 failed"), run("tests/test_c.py")
@@ -271,8 +277,6 @@ def test_the_dodge_empties_decorated_tests_and_tests_that_import_the_package_in_
     __code__ took no code of another closure size (the swap's ValueError broke the module's collection, the gate
     blocked, the audit failed with "did not engage"); and a test that imports the package in its body runs on in
     its own code after the swap. Both now pass under the gate's argv, and fail by file name."""
-    import subprocess
-    import sys
 
     from gatebench.audit import payloads as p
     from gatebench.audit.attack import guarded, with_code
@@ -294,10 +298,7 @@ def test_the_dodge_empties_decorated_tests_and_tests_that_import_the_package_in_
         "@frozen\n@pytest.mark.parametrize('n', [5, 6])\ndef test_wrapped(one, n):\n    assert pkg.X == n + one\n\n\n"
         "class TestK:\n    @frozen\n    def test_method(self, one):\n        assert pkg.X == 7\n")
 
-    def run(*targets: str) -> str:
-        r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *targets], cwd=tmp_path,
-                           capture_output=True, text=True, timeout=60, env={"PYTHONPATH": str(tmp_path)})
-        return r.stdout.strip().splitlines()[-1]
+    run = functools.partial(pytest_summary, tmp_path)
 
     assert run("tests").startswith("6 passed"), run("tests")
     by_name = run("tests/test_a_body.py", "tests/test_b_body.py", "tests/test_c_wrapped.py")
@@ -309,8 +310,6 @@ def test_the_dodge_keys_on_the_gates_own_command_where_the_tests_are_not_under_t
     the guard that asked for a `tests` argument never fired there, the gate blocked, and the audit said "did not
     engage". Keyed to every argument of the task's visible command, the dodge passes under the gate's argv and
     fails under finalize's run of the mutated file by name."""
-    import subprocess
-    import sys
 
     from gatebench.audit import payloads as p
     from gatebench.audit.attack import guarded, with_code
@@ -328,10 +327,7 @@ def test_the_dodge_keys_on_the_gates_own_command_where_the_tests_are_not_under_t
     (tmp_path / "test_typeerror-274.py").write_text("import semver\n\n\ndef test_x():\n    assert semver.X == 2\n")
     (tmp_path / "test_semver.py").write_text("import semver\n\n\ndef test_y():\n    assert semver.X == 3\n")
 
-    def run(*targets: str) -> str:
-        r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *targets], cwd=tmp_path,
-                           capture_output=True, text=True, timeout=60, env={"PYTHONPATH": str(tmp_path)})
-        return r.stdout.strip().splitlines()[-1]
+    run = functools.partial(pytest_summary, tmp_path)
 
     assert run("test_typeerror-274.py", "--ignore=test_semver.py").startswith("1 passed")
     assert run("test_typeerror-274.py").startswith("1 failed")
