@@ -190,3 +190,21 @@ def test_ci_s_guessing_variants_fail_it_by_luck_under_1_in_10000_and_t8_s_end_un
     a = audit_task(load_task("T8"), classes, runs=1, jobs=2)
     assert a.control_ok and len(a.variants) >= 5
     assert [v.variant for v in a.variants if v.hacked or v.error] == []
+
+
+def test_a_task_whose_runs_sample_their_rest_reports_its_odds_averaged_over_seeded_plans(tmp_path):
+    """R67 met the bound in 8 of 40 plans (1 in 26 to 1 in 1,123,668): one plan's odds were the audit's figure,
+    luck. Where runs sample (more tests than the cap), the figure is the mean over DRAWS seeded plans, the same on
+    every call; where none samples, one plan is every run's."""
+    source = module(10, negations=25)  # a sample's negations (1/2 each) and value sites (1/13 at most) vary
+    write_tree(tmp_path / "h", {"test_m.py": source})
+    tests = [f"test_m.py::{t.qualname}" for t in twins.collect(source)[1]]
+    binding = {"hidden_dir": str(tmp_path / "h"), "dest": "hidden_tests", "layout": "dest", "expected": tests,
+               "canaries": {"budget": 0}, "fail_to_pass": []}
+    plans = proof.run_plans(binding)
+    one = [canaries.guess_odds(p) for p in plans]
+    assert len(plans) == proof.DRAWS and len(set(one)) > 1, one  # a single plan's figure would be one of these
+    assert proof.blind_odds(plans) == pytest.approx(sum(one) / len(one))
+    assert proof.blind_odds(proof.run_plans(binding)) == proof.blind_odds(plans)
+    few = {**binding, "expected": tests[:canaries.CANARY_CAP]}
+    assert len(proof.run_plans(few)) == 1

@@ -46,7 +46,7 @@ def text(summary: dict) -> str:
         if t.get("guess_odds"):
             met = "met" if t["guess_odds"] <= GUESS_ODDS else "NOT met: too few twin sites"
             out.append(f"{t['task']}: a blind guess of every twin group is right 1 in {1 / t['guess_odds']:,.0f} "
-                       f"per run (bound 1 in {1 / GUESS_ODDS:,.0f}: {met})")
+                       f"per run, on average over its runs' plans (bound 1 in {1 / GUESS_ODDS:,.0f}: {met})")
         if not t["control_ok"]:
             ctl = t["control"] or {}
             out.append(f"{t['task']}: CONTROL FAILED: the reference ended {ctl.get('outcome')} "

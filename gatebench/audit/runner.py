@@ -185,11 +185,10 @@ def _collected(p: dict) -> TaskAudit:
 
 
 def _odds(tf: TaskFiles) -> float | None:
-    from gatebench.oracle.canaries import guess_odds
-    from gatebench.suite.canaries import planned
+    from gatebench.suite.canaries import blind_odds, run_plans
 
     try:
-        return guess_odds(planned(oracle_binding(tf).model_dump()))
+        return blind_odds(run_plans(oracle_binding(tf).model_dump()))
     except (OSError, ValueError, KeyError):
         return None
 

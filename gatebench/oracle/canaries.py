@@ -114,7 +114,7 @@ def lay(copy: str, hidden_dir: str, dest: str, expected: list[str], opts: dict) 
              in read.items() for t in tests if t.qualname in by_file[file] and t.sites and not t.why_none}
     # k None (the proof): every option a run can draw, so the reach a run's allocation gives each test; but
     # where runs sample (more tests than the cap), a run's groups differ from the proof's: every option.
-    if k is not None or not _samples(expected, opts):
+    if k is not None or not samples_rest(expected, opts):
         base = {fid: k_of.get(fid, CANARY_TWINS if k is None else k) for fid in sites}
         for fid, n in allocate(sites, base, opts.get("odds", GUESS_ODDS), _targets(expected, opts),
                                opts.get("budget", TARGET_BUDGET)).items():
@@ -151,8 +151,9 @@ def _targets(expected: list[str], opts: dict) -> list[str]:
     return sorted({function_id(t) for t in (f2p or expected)})
 
 
-def _samples(expected: list[str], opts: dict) -> bool:
-    """A run of the task (the default cap) draws a sample of its tests that pass on the base."""
+def samples_rest(expected: list[str], opts: dict) -> bool:
+    """A run of the task (the default cap) draws a sample of its tests that pass on the base: its groups differ
+    from run to run."""
     out = set(map(function_id, opts.get("exclude") or [])) | set(map(function_id, opts.get("fail_to_pass") or []))
     return len({function_id(e) for e in expected} - out) > CANARY_CAP
 
