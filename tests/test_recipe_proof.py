@@ -19,18 +19,22 @@ def test_an_absent_proof_keeps_the_hash_and_a_recorded_one_is_part_of_it():
     assert recipes.recipe_hash(r.model_copy(update={"canaries_proof": None})) == h
 
 
-def _measure(monkeypatch, proven):
+def _measure(monkeypatch, proven, curated: bool = False):
+    """measure_tests with a recipe's facts (materialize), or as curate calls it: no facts, the recipe's
+    canaries_exclude as the job's no_twin."""
     calls: list[tuple] = []
 
-    def prove(*a):
-        calls.append(a)
+    def prove(*a, exclude=None):
+        calls.append((*a, exclude))
         return ["t.py::from_proof"]
     monkeypatch.setattr(pipeline, "prove_canaries", prove)
-    facts = pipeline.Facts(["t.py::a"], ["t.py::b"], "cmd", [], [], ["t.py::by_hand"], proven)
-    job = SimpleNamespace(exclude=[], facts=facts, log=lambda _m: None, timeout_s=1, warnings=[])
-    c = SimpleNamespace(modules=["t.py"])
+    monkeypatch.setattr(pipeline, "measure", lambda *_a: (["t.py::a"], ["t.py::b"], []))
+    facts = None if curated else pipeline.Facts(["t.py::a"], ["t.py::b"], "cmd", [], [], ["t.py::by_hand"], proven)
+    job = SimpleNamespace(exclude=[], facts=facts, log=lambda _m: None, timeout_s=1, warnings=[],
+                          no_twin=["t.py::by_hand"] if curated else [])
+    c = SimpleNamespace(modules=["t.py"], sha="0" * 40)
     t = SimpleNamespace(ctree=None, ptree=None, hidden=None, command="cmd")
-    b = SimpleNamespace(env=SimpleNamespace(python="py"))
+    b = SimpleNamespace(env=SimpleNamespace(python="py"), commit_run=None)
     return pipeline.measure_tests(job, c, t, b), calls  # type: ignore[arg-type]
 
 
@@ -41,6 +45,14 @@ def _measure(monkeypatch, proven):
 def test_a_recorded_proof_is_not_run_again_and_an_absent_one_is(monkeypatch, proven, runs, exclude):
     m, calls = _measure(monkeypatch, proven)
     assert len(calls) == runs and m.no_twin == exclude
+
+
+def test_curate_s_proof_gives_the_recipes_canaries_exclude_no_twin(monkeypatch):
+    """R16: a twin of a parametrize case (a datetime's seconds moved to 63) broke its module's collection; the
+    recipe's canaries_exclude named those tests, but curate's proof twinned them anyway and left out all 158."""
+    m, calls = _measure(monkeypatch, None, curated=True)
+    assert [c[-1] for c in calls] == [["t.py::by_hand"]]
+    assert m.no_twin == ["t.py::by_hand", "t.py::from_proof"]
 
 
 def test_a_recipes_test_env_reaches_the_import_and_an_absent_one_keeps_the_hash(tmp_path, monkeypatch):
@@ -65,6 +77,7 @@ def test_a_recipes_test_env_reaches_the_import_and_an_absent_one_keeps_the_hash(
     with pytest.raises(Stop):
         recipes.curate(path)
     assert seen["extra_env"] == ["nose2", "mock"]
+    assert seen["canaries_exclude"] == r.canaries_exclude
 
 
 def test_curate_gives_the_callers_home_back_even_when_the_import_fails(tmp_path, monkeypatch):

@@ -314,6 +314,7 @@ def curate(path: Path, log=lambda _m: None, timeout_s: float = 300) -> tuple[Rec
         with environ({"GATEBENCH_HOME": str(home)}, {"GATEBENCH_ENV_CACHE": str(checkout() / ".cache" / "envs")}):
             res = import_task(repo, sha, home, task_id=r.id, prompt=r.prompt, test_globs=r.test_globs or DEFAULT_TEST_GLOBS,
                               code_files=r.files, python=r.python, extra_env=r.test_env, timeout_s=timeout_s, log=log,
+                              canaries_exclude=list(r.canaries_exclude),
                               source={"repo": r.repo, "commit": r.provenance_label(), "project": r.project, "license": r.license})
     data = r.model_dump(mode="json", exclude_none=True)
     data.update(requirements=res.env["requirements"], fail_to_pass=res.fail_to_pass, pass_to_pass=res.pass_to_pass,

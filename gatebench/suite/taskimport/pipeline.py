@@ -111,6 +111,7 @@ class Job:
     source: dict
     log: Callable[[str], None]
     warnings: list[str] = field(default_factory=list)
+    no_twin: list[str] = field(default_factory=list)  # tests given no twin, proof or not (a recipe's canaries_exclude)
 
 
 @dataclass
@@ -174,10 +175,11 @@ def import_task(repo: Path, commit: str, home: Path, *, task_id: str | None = No
                 setup: str | None = None, extra_env: list[str] | None = None, exclude: list[str] | None = None,
                 timeout_s: float = 300, facts: Facts | None = None, env_spec: TaskEnv | None = None,
                 source: dict | None = None, code_files: list[str] | None = None,
-                log=lambda _msg: None) -> ImportResult:
+                canaries_exclude: list[str] | None = None, log=lambda _msg: None) -> ImportResult:
     """Import `commit` of `repo` as a task under `home`. Bad input or a refused commit raise UsageError,
     and nothing is written under `home` (the task is built in a staging folder and moved in at the end).
-    `facts` and `env_spec` (a recipe's) skip every measurement; `code_files` narrows the reference."""
+    `facts` and `env_spec` (a recipe's) skip every measurement; `code_files` narrows the reference;
+    `canaries_exclude` (a recipe's, when curated) are given no twin, in the canary proof too."""
 
     t0 = time.monotonic()
     repo = repo.resolve()
@@ -185,7 +187,7 @@ def import_task(repo: Path, commit: str, home: Path, *, task_id: str | None = No
     sha, parent = resolve_commit(repo, commit)
     tid = claim_id(home, task_id, prompt_file)
     job = Job(repo, home, tid, globs, timeout_s, prompt, prompt_file, python, setup, extra_env or [], exclude or [],
-              facts, env_spec, source or {}, log)
+              facts, env_spec, source or {}, log, no_twin=list(canaries_exclude or []))
     c = read_changes(job, sha, parent, code_files)
     staging = Path(tempfile.mkdtemp(prefix=f".import-{tid}-", dir=home))
     try:
@@ -290,9 +292,8 @@ def measure_tests(job: Job, c: Commit, t: Trees, b: Built) -> Measured:
         no_twin = list(job.facts.proven)
     else:
         no_twin = prove_canaries(t.ctree, t.ptree, t.hidden, t.command, b.env.python, job.timeout_s, f2p, p2p,
-                                 job.warnings)
-    if job.facts is not None:
-        no_twin = sorted(set(no_twin) | set(job.facts.canaries_exclude))
+                                 job.warnings, exclude=job.no_twin)
+    no_twin = sorted(set(no_twin) | set(job.no_twin) | set(job.facts.canaries_exclude if job.facts else []))
     job.log(f"canaries: {len(no_twin)} excluded by the proof" + (f" ({', '.join(no_twin[:5])})" if no_twin else ""))
     return Measured(f2p, p2p, excluded, no_twin)
 
