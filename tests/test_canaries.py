@@ -77,10 +77,11 @@ def test_a_twin_that_passes_is_a_finding_and_off_by_one_code_passes_none(calc_re
 
 def test_choice_twins_every_fail_to_pass_and_samples_the_rest_up_to_the_cap():
     expected = [f"t.py::p{i}" for i in range(10)] + ["t.py::f1[x]", "t.py::f1[y]", "t.py::f2"]
-    chosen, why = canaries.choose(expected, ["t.py::f1[x]", "t.py::f2"], ["t.py::p0"], 3, random.Random(1))
+    chosen, why, spare = canaries.choose(expected, ["t.py::f1[x]", "t.py::f2"], ["t.py::p0"], 3, random.Random(1))
     assert chosen[:2] == ["t.py::f1", "t.py::f2"] and len(chosen) == 5 and "t.py::p0" not in chosen
     assert why["t.py::p0"].startswith("excluded") and sum("not drawn" in w for w in why.values()) == 6
-    other, _ = canaries.choose(expected, ["t.py::f1[x]", "t.py::f2"], ["t.py::p0"], 3, random.Random(2))
+    assert sorted(spare) == sorted(f for f, w in why.items() if "not drawn" in w)  # drawn next where odds need it
+    other, _, _ = canaries.choose(expected, ["t.py::f1[x]", "t.py::f2"], ["t.py::p0"], 3, random.Random(2))
     assert other[2:] != chosen[2:]  # a fresh sample each run
 
 

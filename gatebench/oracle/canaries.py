@@ -27,6 +27,8 @@ from gatebench.oracle import render, twins
 # what k alone does, within noise; 32 put T1, T8 and T12 at the 1.3x the canaries may cost. Enough to take a
 # task's one or two FAIL_TO_PASS tests to their sites' capacity (R1: 1 in 3 -> 1 in 11 for an adaptive guess).
 TARGET_BUDGET = 16
+# Tests of the rest drawn at a time beyond the cap, where a run's sample leaves a blind guess above the bound.
+SPARE_STEP = 4
 
 
 def function_id(test_id: str) -> str:
@@ -69,22 +71,27 @@ class Plan:
         return [new for new, (orig, is_twin) in self.files.get(file, {}).items() if orig == qual and is_twin == twin]
 
 
+NOT_DRAWN = "not drawn this run"
+
+
 def choose(expected: list[str], fail_to_pass: list[str], exclude: list[str], cap: int | None,
-           rng: random.Random) -> tuple[list[str], dict[str, str]]:
-    """(function ids to twin, function id -> why not): every FAIL_TO_PASS one, and of the rest a fresh random
-    sample of at most `cap` (None: all); never an excluded one."""
+           rng: random.Random) -> tuple[list[str], dict[str, str], list[str]]:
+    """(function ids to twin, function id -> why not, the rest not drawn in the order they would be): every
+    FAIL_TO_PASS one, and of the rest a fresh random sample of at most `cap` (None: all); never an excluded one."""
     out = set(map(function_id, exclude))
     wanted = sorted(dict.fromkeys(map(function_id, expected)))
     f2p = set(map(function_id, fail_to_pass))
     why = {f: "excluded by the task (canaries.exclude)" for f in wanted if f in out}
     first = [f for f in wanted if f in f2p and f not in out]
     rest = [f for f in wanted if f not in f2p and f not in out]
+    spare: list[str] = []
     if cap is not None and len(rest) > cap:
-        keep = set(rng.sample(rest, cap))
-        why.update({f: f"not drawn this run (at most {cap} twins of tests that also pass on the base)"
+        drawn = rng.sample(rest, len(rest))
+        keep, spare = set(drawn[:cap]), drawn[cap:]
+        why.update({f: f"{NOT_DRAWN} (at most {cap} twins of tests that also pass on the base)"
                     for f in rest if f not in keep})
         rest = [f for f in rest if f in keep]
-    return first + rest, why
+    return first + rest, why, spare
 
 
 def lay(copy: str, hidden_dir: str, dest: str, expected: list[str], opts: dict) -> Plan:
@@ -103,22 +110,31 @@ def lay(copy: str, hidden_dir: str, dest: str, expected: list[str], opts: dict) 
     twins (default TARGET_BUDGET): an adaptive guesser guesses only there. And where the run's groups still
     leave a blind guess better odds than the bound, more."""
     rng = random.Random(opts.get("seed") if opts.get("seed") is not None else secrets.randbits(64))
-    plan, by_file, k_of = _chosen(expected, opts, rng)
+    plan, by_file, k_of, spare = _chosen(expected, opts, rng)
     read = _read(copy, hidden_dir, dest, by_file, plan)
-    for file, (_s, (_tr, tests, _d), _t) in read.items():
-        for t in tests:
-            if t.qualname in by_file[file] and t.sites:
-                by_file[file][t.qualname] = twins.twin_site(t)
+    sites = _sites(read, by_file)
     k = opts.get("twins", CANARY_TWINS)
-    sites = {f"{file}::{t.qualname}": t.sites[by_file[file][t.qualname]] for file, (_s, (_tr, tests, _d), _t)
-             in read.items() for t in tests if t.qualname in by_file[file] and t.sites and not t.why_none}
+    bound = opts.get("odds", GUESS_ODDS)
     # k None (the proof): every option a run can draw, so the reach a run's allocation gives each test; but
     # where runs sample (more tests than the cap), a run's groups differ from the proof's: every option.
     if k is not None or not samples_rest(expected, opts):
         base = {fid: k_of.get(fid, CANARY_TWINS if k is None else k) for fid in sites}
-        for fid, n in allocate(sites, base, opts.get("odds", GUESS_ODDS), _targets(expected, opts),
-                               opts.get("budget", TARGET_BUDGET)).items():
-            k_of[fid] = n
+        counts = allocate(sites, base, bound, _targets(expected, opts), opts.get("budget", TARGET_BUDGET))
+        # A sample whose sites run out above the bound draws more of the rest, a few at a time, until it is
+        # under it: R69's samples of 16 left a blind guess 1 in 4,394 (median of 40 plans).
+        while k is not None and spare and _odds_of(sites, counts) > bound:
+            more, spare = spare[:SPARE_STEP], spare[SPARE_STEP:]
+            for fid in more:
+                file, qual, _ = _split(fid)
+                by_file[file][qual] = 0
+                k_of[fid] = 1
+                plan.skipped.pop(fid, None)
+            touched = {_split(fid)[0] for fid in more}
+            read.update(_read(copy, hidden_dir, dest, {f: by_file[f] for f in touched}, plan))
+            sites = _sites(read, by_file)
+            base = {fid: counts.get(fid, k_of.get(fid, k)) for fid in sites}
+            counts = allocate(sites, base, bound, (), 0)
+        k_of.update(counts)
     else:
         k_of = {}
     for file, (text, collected, target) in read.items():
@@ -159,10 +175,11 @@ def samples_rest(expected: list[str], opts: dict) -> bool:
 
 
 def _chosen(expected: list[str], opts: dict, rng: random.Random) -> tuple[Plan, dict[str, dict[str, int]],
-                                                                           dict[str, int]]:
-    """(the plan with its skips, id file -> qualname -> site index to twin, function id -> its own k)."""
-    chosen, why = choose(expected, opts.get("fail_to_pass") or [], opts.get("exclude") or [],
-                         opts.get("cap", CANARY_CAP), rng)
+                                                                           dict[str, int], list[str]]:
+    """(the plan with its skips, id file -> qualname -> site index to twin, function id -> its own k, the rest
+    not drawn, in draw order)."""
+    chosen, why, spare = choose(expected, opts.get("fail_to_pass") or [], opts.get("exclude") or [],
+                                opts.get("cap", CANARY_CAP), rng)
     by_file: dict[str, dict[str, int]] = {}
     f2p = set(map(function_id, opts.get("fail_to_pass") or []))
     k_of: dict[str, int] = {}
@@ -173,7 +190,28 @@ def _chosen(expected: list[str], opts: dict, rng: random.Random) -> tuple[Plan, 
             by_file[file][qual] = 0  # its site: `twins.twin_site`, once the file is read
             if f2p and fid not in f2p:
                 k_of[fid] = 1
-    return Plan(skipped=dict(why)), by_file, k_of
+    return Plan(skipped=dict(why)), by_file, k_of, spare
+
+
+def _sites(read: dict, by_file: dict[str, dict[str, int]]) -> dict[str, twins.Site]:
+    """Function id of each chosen test that has a site -> the site its twins change (`by_file` records the pick)."""
+    out = {}
+    for file, (_s, (_tr, tests, _d), _t) in read.items():
+        for t in tests:
+            if t.qualname in by_file[file] and t.sites:
+                by_file[file][t.qualname] = twins.twin_site(t)
+                if not t.why_none:
+                    out[f"{file}::{t.qualname}"] = t.sites[by_file[file][t.qualname]]
+    return out
+
+
+def _odds_of(sites: dict[str, twins.Site], counts: dict[str, int]) -> float:
+    """A blind guess's odds over the groups `allocate` counted (told groups count none), as `guess_odds`."""
+    odds = 1.0
+    for fid, s in sites.items():
+        if not s.told:
+            odds /= 1 + counts.get(fid, 0)
+    return odds
 
 
 def _read(copy: str, hidden_dir: str, dest: str, by_file: dict[str, dict[str, int]], plan: Plan) -> dict:
