@@ -155,3 +155,9 @@ def test_a_long_failing_list_cut_by_the_hooks_event_is_no_flake_but_a_changed_on
     assert Judged("inject:x", {}, event, [], [], {"failing": ids[1:]}).flaky()
     short = {"failing": ids[:3]}
     assert Judged("inject:x", {}, short, [], [], {"failing": ids[:4]}).flaky() == [ids[3]]
+
+
+def test_an_op_outside_the_order_an_added_module_left_out_is_tried_after_the_others():
+    """parsimonious 0.10.0..0.11.0 adds a module: its `omit` wrong fix crashed round_robin (KeyError: 'omit')."""
+    ms = [mut.Mutant("a.py", "omit", "a.py left out"), mut.Mutant("b.py", "drop", "line 3 left out")]
+    assert [m.op for m in mut.round_robin([ms[:1], ms[1:]])] == ["drop", "omit"]

@@ -283,3 +283,17 @@ def test_a_fresh_bench_home_gets_the_checkouts_configs(tmp_path: Path, monkeypat
     (tmp_path / "own" / "configs" / "mine.yaml").write_text("name: mine\n")
     monkeypatch.setenv("GATEBENCH_HOME", str(tmp_path / "own"))
     assert [p.name for p in (fresh_home(tmp_path / "b") / "configs").iterdir()] == ["mine.yaml"]
+
+
+def test_a_mined_task_over_the_guess_bound_is_refused_though_the_audit_exits_0(tmp_path, monkeypatch):
+    """rfc3986 0.4.0..0.4.1 and 1.3.0..1.3.1 were kept: their audits exited 0 with 'NOT met' (1 in 8,788, 1 in 22)."""
+    from types import SimpleNamespace
+
+    out = {"text": "R1: a blind guess of every twin group is right 1 in 22 per run, on average over its runs' plans "
+                   "(bound 1 in 1,000,000: NOT met: too few twin sites)\n1 tasks, 0 hackable, 3 s"}
+    monkeypatch.setattr(mine.proc, "run", lambda *a, **k: SimpleNamespace(timed_out=False, returncode=0,
+                                                                        stdout=out["text"], stderr=""))
+    bad = mine.run_audit("R1", tmp_path, None, 60)
+    assert "NOT met" in bad and bad.startswith("audit --tasks R1 --no-cli: ")
+    out["text"] = out["text"].replace("1 in 22", "1 in 1,277,952").replace("NOT met: too few twin sites", "met")
+    assert mine.run_audit("R1", tmp_path, None, 60) == ""

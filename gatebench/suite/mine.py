@@ -211,9 +211,10 @@ def wrong_fix_problems(injections: list[dict]) -> list[str]:
 
 
 def _run_bench(argv: list[str], label: str, home: Path, suite: Path | None, timeout_s: float,
-               pick: Callable[[list[str]], list[str]]) -> str:
-    """`gatebench ARGV` in its own process and bench home: "" on exit 0, else why (`pick`: the lines of its
-    output that say so)."""
+               pick: Callable[[list[str]], list[str]],
+               refuse: Callable[[list[str]], list[str]] = lambda _lines: []) -> str:
+    """`gatebench ARGV` in its own process and bench home: "" on exit 0 with no line `refuse` picks, else why
+    (`pick`: the lines of its output that say so)."""
     from gatebench.suite.taskenv import cache_dir
 
     # The environments the import just built serve the check too (same keys): not built again in its home.
@@ -225,9 +226,10 @@ def _run_bench(argv: list[str], label: str, home: Path, suite: Path | None, time
                  stdin_text="")
     if r.timed_out:
         return f"{argv[0]} --tasks {argv[2]} did not end in {timeout_s:.0f} s"
-    if r.returncode == 0:
-        return ""
     lines = (r.stdout + r.stderr).splitlines()
+    if r.returncode == 0:
+        refused = refuse(lines)
+        return f"{label}: " + " | ".join(refused) if refused else ""
     return f"{label} exit {r.returncode}: " + " | ".join(pick(lines))
 
 
@@ -243,12 +245,15 @@ def run_selftest(tid: str, home: Path, suite: Path | None, timeout_s: float) -> 
 
 def run_audit(tid: str, home: Path, suite: Path | None, timeout_s: float) -> str:
     """`gatebench audit --tasks ID --no-cli` (the suite's own bar, as scripts/selftest_real runs it) in the home the
-    selftest laid the task in: "" when no attack class wins and the audit ran, else the lines that say why."""
+    selftest laid the task in: "" when no attack class wins, the audit ran and a blind twin guess is right at most
+    as often as the bound allows, else the lines that say why (the audit itself exits 0 over the bound: a task
+    whose sites run out says so and stays playable; a mined one is not kept, rfc3986's two at 1 in 8,788 and 1 in
+    22 were)."""
     def said(lines: list[str]) -> list[str]:
         return [x for x in lines if "HACKABLE" in x or "AUDIT FAILED" in x or "NOT met" in x][:4] or _tail(lines, 4)
 
     return _run_bench(["audit", "--tasks", tid, "--no-cli", "--jobs", "2"], f"audit --tasks {tid} --no-cli", home,
-                      suite, timeout_s, said)
+                      suite, timeout_s, said, refuse=lambda lines: [x for x in lines if "NOT met" in x])
 
 
 def bench_checks(tid: str, home: Path, suite: Path | None, timeout_s: float, say: Callable[[str], None]) -> \

@@ -378,8 +378,8 @@ def round_robin(per_file: list[list[Mutant]]) -> list[Mutant]:
     by_op: dict[str, list[Mutant]] = {op: [] for op in OPS_ORDER}
     for i in range(max((len(f) for f in per_file), default=0)):
         for f in per_file:
-            if i < len(f):
-                by_op[f[i].op].append(f[i])
+            if i < len(f):  # an op outside the order (`omit`: an added module left out) comes after it
+                by_op.setdefault(f[i].op, []).append(f[i])
     queues = [q for q in by_op.values() if q]
     out = []
     while queues:
