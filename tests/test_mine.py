@@ -222,6 +222,22 @@ def test_a_recipe_that_an_attack_class_wins_on_is_not_kept(tmp_path: Path, monke
     assert o.kept, o.reason
 
 
+def test_a_recipe_whose_visible_command_is_compileall_is_not_kept(tmp_path: Path, monkeypatch):
+    # decorator 5.0.7..5.0.8 was kept with `compileall` as its visible command (its tests are src/tests/test.py,
+    # which pytest does not collect by default); scripts/real_rules.py refused it afterwards.
+    from gatebench.models.recipe import Recipe
+    from gatebench.suite import recipes
+
+    draft = yaml.safe_load((ROOT / "suites" / "real" / "R1.yaml").read_text())
+    r = Recipe.model_validate({**draft, "visible": "{python} -m compileall -q ."})
+    monkeypatch.setattr(recipes, "curate", lambda path, timeout_s: (r, []))
+    monkeypatch.setattr(recipes, "prompt_flags", lambda rid: [])
+    monkeypatch.setattr(mine, "run_selftest", lambda *a: "")
+    monkeypatch.setattr(mine, "run_audit", lambda *a: "")
+    o = mine.check_recipe(draft, tmp_path / "w", 1, 1, lambda _w: None)
+    assert not o.kept and "compileall" in o.reason
+
+
 def test_a_prompt_that_names_the_fixs_code_is_refused_before_the_import(tmp_path: Path, monkeypatch):
     # humanize 4.6.0..4.7.0's first prompt said "tzinfo", which only the fix reads: 736 s of import, then refused.
     from gatebench.suite import recipes

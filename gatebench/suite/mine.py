@@ -427,6 +427,7 @@ def check_recipe(draft: dict, work: Path, timeout_s: float, selftest_timeout_s: 
     `work/suite/` (measured) when it passes."""
     from gatebench.models.recipe import Recipe
     from gatebench.suite import recipes
+    from gatebench.suite.recipe_rules import duplicate_problems, plausible_problems, visible_problems
 
     rid, selftest = draft["id"], ""
     shutil.rmtree(work, ignore_errors=True)
@@ -443,6 +444,9 @@ def check_recipe(draft: dict, work: Path, timeout_s: float, selftest_timeout_s: 
                 return Outcome("", False, "prompt flag (before the import): " + "; ".join(early)[:560], rid)
             r, warnings = recipes.curate(path, timeout_s=timeout_s)
             problems = wrong_fix_problems([i.model_dump() for i in r.injections])
+            # The suite's rules from the recipe's own data (scripts/real_rules.py): decorator 5.0.7..5.0.8 was kept
+            # with a compileall visible command (its test file is src/tests/test.py, which pytest does not collect).
+            problems += [*visible_problems(r), *plausible_problems(r), *duplicate_problems(r)]
             problems += [w for w in warnings if w.startswith("prompt gap")]
             problems += [f"prompt flag: {f}" for f in recipes.prompt_flags(rid)]
             if not problems:
