@@ -108,7 +108,8 @@ def lay(copy: str, hidden_dir: str, dest: str, expected: list[str], opts: dict) 
     every test pass (k twins of 16 more tests cost an imported task's run more than 1.3x). Then `allocate`
     gives the tests a wrong fix fails (`_targets`) more, up to their sites' capacity within `budget` extra
     twins (default TARGET_BUDGET): an adaptive guesser guesses only there. And where the run's groups still
-    leave a blind guess better odds than the bound, more."""
+    leave a blind guess better odds than the bound, more; where the sample's sites are all full, more of the rest
+    (`SPARE_STEP` at a time, in the sample's own random order) until the bound is met or none is left."""
     rng = random.Random(opts.get("seed") if opts.get("seed") is not None else secrets.randbits(64))
     plan, by_file, k_of, spare = _chosen(expected, opts, rng)
     read = _read(copy, hidden_dir, dest, by_file, plan)
