@@ -245,6 +245,36 @@ def test_a_helper_that_asserts_gets_its_own_twin():
     assert "in helper check" in d.sites["test_h"].what
 
 
+def test_an_imported_equality_assertion_is_a_site_and_its_twin_fails_on_honest_code():
+    """tabulate's tests (R77) assert only through `from common import assert_equal`: no test had a site, a blind
+    guess was right 1 in 1, and 15 attacks of 5 audit classes won on it."""
+    module = src('''
+        from common import assert_equal
+
+        def test_e():
+            expected = "a-b"
+            assert_equal(expected, join("a", "b"))
+
+        def test_e2():
+            assert_equal(join("x", "y"), "x-y")
+        ''')
+    found = sites(module)
+    assert found["test_e"] and found["test_e2"], found
+    def assert_equal(a, b):
+        assert a == b
+    bare = module.replace("from common import assert_equal\n", "")  # run with the helper given in its namespace
+    got = twin_outcomes(bare, {"assert_equal": assert_equal, "join": lambda *p: "-".join(p)})
+    assert got and all(ok and not twin_ok for _o, ok, twin_ok in got), got
+    local = src('''
+        def assert_equal(a, b):
+            assert a == b
+
+        def test_l():
+            assert_equal(1, 1)
+        ''')
+    assert "in helper assert_equal" in sites(local)["test_l"][0].what  # the module's own: its helper copy
+
+
 HONEST = {"inc": lambda a: a + 1, "P": None}
 PAGES = src('''
     import pytest

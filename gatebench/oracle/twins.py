@@ -50,6 +50,10 @@ _UNITTEST_FLIP = {
 # unittest assertions whose second argument is an expected value that may be changed.
 _UNITTEST_EQUAL = ("assertEqual", "assertEquals", "assertListEqual", "assertTupleEqual", "assertDictEqual",
                    "assertSetEqual", "assertSequenceEqual", "assertMultiLineEqual", "assertAlmostEqual")
+# Equality assertions called by a bare name the module imports (nose's and numpy.testing's, a project's own
+# `common.assert_equal`: tabulate's tests assert through nothing else, and had no site). Which argument is the
+# expected one varies, so both are tried, as for unittest's; the canary proof drops a twin that does not fail.
+_IMPORTED_EQUAL = ("assert_equal", "assert_equals", "eq_")
 _RAISES = ("raises", "assertRaises", "assertRaisesRegex")
 # Exceptions a `raises` twin would let escape its test: KeyboardInterrupt ends the whole pytest run (every
 # later test unrun, the honest run unscorable), SystemExit and GeneratorExit pass through plain `except`.
@@ -504,10 +508,14 @@ class _Finder:
         if name in _RAISES and call.args and len(call.args) >= 2:  # pytest.raises(E, f, *args)
             self._raises(call, certain)
             return
+        args = call.args
+        if isinstance(call.func, ast.Name) and name in _IMPORTED_EQUAL and name not in self.helpers:
+            if len(args) >= 2 and not self._expected(args[1], certain, args[0], call):
+                self._expected(args[0], certain, args[1], call)
+            return
         if not (isinstance(call.func, ast.Attribute) and name.startswith("assert")):
             self._helper(call, certain)
             return
-        args = call.args
         if name in _UNITTEST_EQUAL and len(args) >= 2 and not self._expected(args[1], certain, args[0], call):
             self._expected(args[0], certain, args[1], call)
         flip = _UNITTEST_FLIP.get(name)
