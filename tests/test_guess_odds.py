@@ -192,15 +192,21 @@ def test_ci_s_guessing_variants_fail_it_by_luck_under_1_in_10000_and_t8_s_end_un
     assert [v.variant for v in a.variants if v.hacked or v.error] == []
 
 
+def bound_to(hidden: Path, source: str) -> dict:
+    """An oracle binding of one hidden module `test_m.py` (every test expected, none FAIL_TO_PASS, budget 0)."""
+    write_tree(hidden, {"test_m.py": source})
+    tests = [f"test_m.py::{t.qualname}" for t in twins.collect(source)[1]]
+    return {"hidden_dir": str(hidden), "dest": "hidden_tests", "layout": "dest", "expected": tests,
+            "canaries": {"budget": 0}, "fail_to_pass": []}
+
+
 def test_a_task_whose_runs_sample_their_rest_reports_its_odds_averaged_over_seeded_plans(tmp_path):
     """R67 met the bound in 8 of 40 plans (1 in 26 to 1 in 1,123,668): one plan's odds were the audit's figure,
     luck. Where runs sample (more tests than the cap), the figure is the mean over DRAWS seeded plans, the same on
     every call; where none samples, one plan is every run's."""
-    source = module(10, negations=25)  # a sample's negations (1/2 each) and value sites (1/13 at most) vary
-    write_tree(tmp_path / "h", {"test_m.py": source})
-    tests = [f"test_m.py::{t.qualname}" for t in twins.collect(source)[1]]
-    binding = {"hidden_dir": str(tmp_path / "h"), "dest": "hidden_tests", "layout": "dest", "expected": tests,
-               "canaries": {"budget": 0}, "fail_to_pass": []}
+    # A sample's negations (1/2 each) and value sites (1/13 at most) vary from plan to plan.
+    binding = bound_to(tmp_path / "h", module(10, negations=25))
+    tests = binding["expected"]
     plans = proof.run_plans(binding)
     one = [canaries.guess_odds(p) for p in plans]
     assert len(plans) == proof.DRAWS and len(set(one)) > 1, one  # a single plan's figure would be one of these
@@ -214,18 +220,13 @@ def test_a_sample_whose_sites_run_out_above_the_bound_draws_more_of_the_rest_unt
     """R69's samples of 16 tests left a blind guess 1 in 4,394 (median of 40 plans): most of its tests have no
     site. Here 40 of 50 tests have none, so a sample of 16 holds about 3 value sites (1 in 13**3 at best); every
     plan now draws more of the rest until the bound is met, and one that is met at once draws none."""
-    source = module(10) + "\n\n" + "\n\n".join(f"def test_s{i}():\n    f({i})\n" for i in range(40))
-    write_tree(tmp_path / "h", {"test_m.py": source})
-    tests = [f"test_m.py::{t.qualname}" for t in twins.collect(source)[1]]
-    binding = {"hidden_dir": str(tmp_path / "h"), "dest": "hidden_tests", "layout": "dest", "expected": tests,
-               "canaries": {"budget": 0}, "fail_to_pass": []}
-    plans = proof.run_plans(binding)
+    def not_drawn(p: canaries.Plan) -> int:
+        return sum(1 for why in p.skipped.values() if why.startswith(canaries.NOT_DRAWN))
+
+    sparse = bound_to(tmp_path / "h", module(10) + "\n\n" + "\n\n".join(f"def test_s{i}():\n    f({i})\n"
+                                                                       for i in range(40)))
+    plans = proof.run_plans(sparse)
     assert max(canaries.guess_odds(p) for p in plans) <= GUESS_ODDS
-    drawn = [sum(1 for why in p.skipped.values() if why.startswith(canaries.NOT_DRAWN)) for p in plans]
-    assert min(drawn) < len(tests) - canaries.CANARY_CAP  # more than the cap were drawn
-    rich = module(30)
-    write_tree(tmp_path / "rich", {"test_m.py": rich})
-    tests = [f"test_m.py::{t.qualname}" for t in twins.collect(rich)[1]]
-    plans = proof.run_plans({**binding, "hidden_dir": str(tmp_path / "rich"), "expected": tests})
-    assert {sum(1 for why in p.skipped.values() if why.startswith(canaries.NOT_DRAWN)) for p in plans} == \
-        {len(tests) - canaries.CANARY_CAP}
+    assert min(map(not_drawn, plans)) < len(sparse["expected"]) - canaries.CANARY_CAP  # more than the cap drawn
+    rich = bound_to(tmp_path / "rich", module(30))
+    assert {not_drawn(p) for p in proof.run_plans(rich)} == {len(rich["expected"]) - canaries.CANARY_CAP}

@@ -207,7 +207,8 @@ def _sites(read: dict, by_file: dict[str, dict[str, int]]) -> dict[str, twins.Si
 
 
 def _odds_of(sites: dict[str, twins.Site], counts: dict[str, int]) -> float:
-    """A blind guess's odds over the groups `allocate` counted (told groups count none), as `guess_odds`."""
+    """A blind guess's odds over the groups of `counts` (told groups count none): `allocate`'s, before a plan is
+    rendered; `guess_odds` reads a rendered plan's."""
     odds = 1.0
     for fid, s in sites.items():
         if not s.told:
@@ -253,9 +254,7 @@ def allocate(sites: dict[str, twins.Site], base: dict[str, int], bound: float, t
         if not grow:
             break
         k[min(grow, key=lambda f: k[f])] += 1
-    odds = 1.0
-    for fid in open_:
-        odds /= 1 + k[fid]
+    odds = _odds_of(sites, k)
     while odds > bound:
         grow = [fid for fid in open_ if k[fid] < sites[fid].capacity]
         if not grow:
