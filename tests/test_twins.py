@@ -265,6 +265,10 @@ def test_an_imported_equality_assertion_is_a_site_and_its_twin_fails_on_honest_c
     bare = module.replace("from common import assert_equal\n", "")  # run with the helper given in its namespace
     got = twin_outcomes(bare, {"assert_equal": assert_equal, "join": lambda *p: "-".join(p)})
     assert got and all(ok and not twin_ok for _o, ok, twin_ok in got), got
+    # The agent's copy of test/common.py is the one the oracle imports: made a no-op, every twin passes beside its
+    # original, a finding (canaries.passed) that voids the solve.
+    forged = twin_outcomes(bare, {"assert_equal": lambda a, b: None, "join": lambda *p: "-".join(p)})
+    assert forged and all(ok and twin_ok for _o, ok, twin_ok in forged), forged
     local = src('''
         def assert_equal(a, b):
             assert a == b
