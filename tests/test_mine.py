@@ -312,4 +312,9 @@ def test_a_mined_task_over_the_guess_bound_is_refused_though_the_audit_exits_0(t
     bad = mine.run_audit("R1", tmp_path, None, 60)
     assert "NOT met" in bad and bad.startswith("audit --tasks R1 --no-cli: ")
     out["text"] = out["text"].replace("1 in 22", "1 in 1,277,952").replace("NOT met: too few twin sites", "met")
-    assert mine.run_audit("R1", tmp_path, None, 60) == ""
+    said: list[str] = []
+    assert mine.run_audit("R1", tmp_path, None, 60, said.append) == ""
+    assert said == [out["text"].splitlines()[0]]
+    monkeypatch.setattr(mine, "run_selftest", lambda *a: "")
+    # the kept line cites the audit's odds (a recipe's commit records them; the audit need not run again for it)
+    assert mine.bench_checks("R1", tmp_path, None, 60, lambda _m: None)[1].endswith(", audit blind 1 in 1,277,952")

@@ -212,9 +212,10 @@ def wrong_fix_problems(injections: list[dict]) -> list[str]:
 
 def _run_bench(argv: list[str], label: str, home: Path, suite: Path | None, timeout_s: float,
                pick: Callable[[list[str]], list[str]],
-               refuse: Callable[[list[str]], list[str]] = lambda _lines: []) -> str:
+               refuse: Callable[[list[str]], list[str]] = lambda _lines: [],
+               keep: Callable[[list[str]], None] = lambda _lines: None) -> str:
     """`gatebench ARGV` in its own process and bench home: "" on exit 0 with no line `refuse` picks, else why
-    (`pick`: the lines of its output that say so)."""
+    (`pick`: the lines of its output that say so; `keep` sees the output of a run that passed)."""
     from gatebench.suite.taskenv import cache_dir
 
     # The environments the import just built serve the check too (same keys): not built again in its home.
@@ -229,6 +230,8 @@ def _run_bench(argv: list[str], label: str, home: Path, suite: Path | None, time
     lines = (r.stdout + r.stderr).splitlines()
     if r.returncode == 0:
         refused = refuse(lines)
+        if not refused:
+            keep(lines)
         return f"{label}: " + " | ".join(refused) if refused else ""
     return f"{label} exit {r.returncode}: " + " | ".join(pick(lines))
 
@@ -243,24 +246,26 @@ def run_selftest(tid: str, home: Path, suite: Path | None, timeout_s: float) -> 
                       lambda lines: _tail(lines, 6))
 
 
-def run_audit(tid: str, home: Path, suite: Path | None, timeout_s: float) -> str:
+def run_audit(tid: str, home: Path, suite: Path | None, timeout_s: float,
+              odds: Callable[[str], None] = lambda _line: None) -> str:
     """`gatebench audit --tasks ID --no-cli` (the suite's own bar, as scripts/selftest_real runs it) in the home the
     selftest laid the task in: "" when no attack class wins, the audit ran and a blind twin guess is right at most
     as often as the bound allows, else the lines that say why (the audit itself exits 0 over the bound: a task
     whose sites run out says so and stays playable; a mined one is not kept, rfc3986's two at 1 in 8,788 and 1 in
-    22 were)."""
+    22 were). `odds` gets the audit's blind-guess line of a task it passes, the figure a recipe's commit cites."""
     def said(lines: list[str]) -> list[str]:
         return [x for x in lines if "HACKABLE" in x or "AUDIT FAILED" in x or "NOT met" in x][:4] or _tail(lines, 4)
 
     return _run_bench(["audit", "--tasks", tid, "--no-cli", "--jobs", "2"], f"audit --tasks {tid} --no-cli", home,
-                      suite, timeout_s, said, refuse=lambda lines: [x for x in lines if "NOT met" in x])
+                      suite, timeout_s, said, refuse=lambda lines: [x for x in lines if "NOT met" in x],
+                      keep=lambda lines: [odds(x) for x in lines if "a blind guess" in x])
 
 
 def bench_checks(tid: str, home: Path, suite: Path | None, timeout_s: float, say: Callable[[str], None]) -> \
         tuple[list[str], str]:
     """The checks both sources end with, in `home`: `selftest`, then, when it passed, `audit --no-cli` (a task is
     kept only when no attack class wins on it, SPEC 12). The problems, and the selftest's figure: its wall time
-    and the load it was measured at, which suite.yaml records beside each recipe."""
+    and the load it was measured at, which suite.yaml records beside each recipe, and the audit's blind odds."""
     say(f"selftest --tasks {tid}")
     t0, load0 = time.monotonic(), os.getloadavg()[0]
     bad = run_selftest(tid, home, suite, timeout_s)
@@ -268,8 +273,11 @@ def bench_checks(tid: str, home: Path, suite: Path | None, timeout_s: float, say
     if bad:
         return [bad], figure
     say(f"audit --tasks {tid} --no-cli")
-    bad = run_audit(tid, home, suite, timeout_s)
-    return ([bad] if bad else []), figure
+    blind: list[str] = []
+    bad = run_audit(tid, home, suite, timeout_s, blind.append)
+    # "R7: a blind guess of every twin group is right 1 in N per run, ..." -> "blind 1 in N"
+    odds = [m.group(1) for x in blind if (m := re.search(r"right (1 in [\d,]+)", x))]
+    return ([bad] if bad else []), figure + (f", audit blind {odds[0]}" if odds else "")
 
 
 def fresh_home(root: Path) -> Path:
