@@ -318,3 +318,25 @@ def test_a_mined_task_over_the_guess_bound_is_refused_though_the_audit_exits_0(t
     monkeypatch.setattr(mine, "run_selftest", lambda *a: "")
     # the kept line cites the audit's odds (a recipe's commit records them; the audit need not run again for it)
     assert mine.bench_checks("R1", tmp_path, None, 60, lambda _m: None)[1].endswith(", audit blind 1 in 1,277,952")
+
+
+def test_two_mines_with_one_start_id_claim_different_ids_and_a_dead_claim_is_taken_over(tmp_path):
+    """Concurrent `task mine --start-id 900` runs each wrote R900 (the id was chosen from the files in --out alone)."""
+    import subprocess
+
+    (tmp_path / "R900.yaml").write_text("id: R900\n")
+    first = mine.next_id(tmp_path, 900, set())
+    assert first == "R901"
+    # another live mine holds R902; a claim left by a process that is gone is no claim
+    other = subprocess.Popen(["sleep", "30"])
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    try:
+        (tmp_path / mine.CLAIMS / "R902").write_text(str(other.pid))
+        (tmp_path / mine.CLAIMS / "R903").write_text(str(gone.pid))
+        assert mine.next_id(tmp_path, 900, set()) == "R903"
+    finally:
+        other.kill()
+        other.wait()
+    mine.release(tmp_path, first)
+    assert mine.next_id(tmp_path, 900, set()) == "R901"

@@ -288,12 +288,51 @@ def fresh_home(root: Path) -> Path:
     return home
 
 
+CLAIMS = ".mine-claims"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def next_id(out: Path, start: int, taken: set[str]) -> str:
+    """The first id from `start` that no recipe in `out`, no earlier pair of this run and no other live mine has:
+    the id is claimed (`out/.mine-claims/R<n>`, holding this pid) for the import's minutes, so two mines with the
+    same --start-id do not both write R<n>. A claim whose process is gone is taken over; `release` drops it."""
     used = {p.stem for p in out.glob("R*.yaml")} | taken
+    claims = out / CLAIMS
+    claims.mkdir(parents=True, exist_ok=True)
     n = start
-    while f"R{n}" in used:
+    while True:
+        rid = f"R{n}"
         n += 1
-    return f"R{n}"
+        if rid in used:
+            continue
+        claim = claims / rid
+        try:
+            fd = os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            try:
+                holder = int(claim.read_text() or "0")
+            except (OSError, ValueError):
+                holder = 0
+            if holder == os.getpid() or (holder and _alive(holder)):
+                continue
+            claim.write_text(str(os.getpid()))
+            return rid
+        with os.fdopen(fd, "w") as f:
+            f.write(str(os.getpid()))
+        return rid
+
+
+def release(out: Path, rid: str) -> None:
+    (out / CLAIMS / rid).unlink(missing_ok=True)
 
 
 def dump(path: Path, data: dict) -> None:
@@ -419,13 +458,15 @@ def mine_pypi(project: str, versions: list[str], out: Path, *, start_id: int, pr
                      **({"test_globs": globs} if globs != list(DEFAULT_TEST_GLOBS) else {}),
                      "prompt": prompts[key], "python": python, **({"test_env": extra_env} if extra_env else {})}
             progress(n, len(pairs), label, f"importing as {rid}", t0)
-            o = check_recipe(draft, tmp / "check", timeout_s, selftest_timeout_s,
-                             lambda what, _n=n, _l=label: progress(_n, len(pairs), _l, what, t0))
-            o.label, o.seconds = label, round(time.monotonic() - t1, 1)
-            if o.kept:
-                out.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(tmp / "check" / "suite" / f"{rid}.yaml", out / f"{rid}.yaml")
-                taken.add(rid)
+            try:
+                o = check_recipe(draft, tmp / "check", timeout_s, selftest_timeout_s,
+                                 lambda what, _n=n, _l=label: progress(_n, len(pairs), _l, what, t0))
+                o.label, o.seconds = label, round(time.monotonic() - t1, 1)
+                if o.kept:
+                    shutil.copyfile(tmp / "check" / "suite" / f"{rid}.yaml", out / f"{rid}.yaml")
+                    taken.add(rid)
+            finally:
+                release(out, rid)
             _add(outcomes, report, o)
     return outcomes
 
