@@ -258,7 +258,7 @@ def run_audit(tid: str, home: Path, suite: Path | None, timeout_s: float,
 
     return _run_bench(["audit", "--tasks", tid, "--no-cli", "--jobs", "2"], f"audit --tasks {tid} --no-cli", home,
                       suite, timeout_s, said, refuse=lambda lines: [x for x in lines if "NOT met" in x],
-                      keep=lambda lines: [odds(x) for x in lines if "a blind guess" in x])
+                      keep=lambda lines: odds(next((x for x in lines if "a blind guess" in x), "")))
 
 
 def bench_checks(tid: str, home: Path, suite: Path | None, timeout_s: float, say: Callable[[str], None]) -> \
