@@ -185,6 +185,15 @@ def test_the_prompt_check_flags_code_given_away_a_quoted_token_and_pinned_behavi
     assert _flags(honest) == []
 
 
+def test_a_check_through_the_standard_library_states_nothing_and_one_through_the_project_does():
+    # marshmallow: `assert typing.cast(int, result) == 1` was flagged as pinning `cast`, an unstated behaviour
+    hidden = {"tests/test_ev.py": "import typing\nimport ev\n\n\ndef test_cast():\n"
+                                  "    assert typing.cast(int, ev.ok(1)) == ev.ok.cache_info().hits\n"}
+    found = flags("ev.ok(1) must be true.", ["tests/test_ev.py::test_cast"], hidden, BASE_SRC, REF_SRC, {})
+    assert [f for f in found if "neither the prompt" in f] == [
+        "tests/test_ev.py::test_cast: checks cache_info, hits, which neither the prompt nor a visible test mentions"]
+
+
 def test_a_value_a_hidden_test_is_parametrized_over_is_the_interface_not_a_giveaway():
     # six 1.13 (R43): test_move_items runs over the reference's own table of moves, so each new move's name is
     # in a test id and must be named; a literal of the fix no test id names is still flagged.
