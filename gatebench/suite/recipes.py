@@ -2,7 +2,7 @@
 
 No third-party code is committed: a recipe names the project, its licence, the fix commit, the two sdists
 (base = release X, fix = release X+1, pinned by sha256), the fix's files and hidden test files, a prompt
-written here, and what an earlier import measured. `materialize` downloads the sdists with pip (cached in
+written here, and what an earlier import measured. `materialize` downloads the sdists (the index's file list, else pip; cached in
 `sdist_cache()`: an XDG cache dir, never the checkout), lays them as a two-commit git history in a temp folder (X; X with the fix's
 files and tests as in X+1) and imports the second commit with the recipe's facts: nothing is measured or
 judged again (selftest proves it). The tasks land in `tasks/R<n>`, `hidden/R<n>`, `reference/R<n>`,
@@ -106,11 +106,24 @@ _SDIST_SUFFIXES = (".tar.gz", ".zip", ".tar.bz2")
 
 
 def download_sdist(project: str, version: str, where: str, name: str | None = None) -> Path:
-    """pip download of the release's sdist into `sdist_cache()`: the file `name`, or the one sdist pip gave when
-    None (`task mine`, which learns the name here). Its path in the cache."""
+    """The release's sdist into `sdist_cache()`, from the index's file list (`pypi_files`: no build step) or else
+    with pip download: the file `name`, or the one sdist found when None (`task mine`, which learns the name
+    here). Its path in the cache."""
+    from gatebench.suite import pypi_files
+
     cache = sdist_cache()
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="gatebench-sdist-") as tmp:
+        try:
+            got = pypi_files.fetch(project, version, Path(tmp), name)
+        except ValueError as e:
+            raise UsageError(f"{where}: {e}") from None
+        if got is not None:
+            path = cache / got.name
+            part = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.part")
+            shutil.move(str(got), part)
+            os.replace(part, path)
+            return path
         # `--no-binary PROJECT`, not `:all:`: the sdist of the project only; pip prepares its metadata with build
         # dependencies as wheels (`:all:` built setuptools and the rest from source: minutes per sdist). proc.run
         # owns pip's process group, so a timeout ends the build backend it started too.
@@ -134,7 +147,7 @@ def download_sdist(project: str, version: str, where: str, name: str | None = No
 
 
 def fetch_sdist(project: str, sd: Sdist, where: str = "") -> Path:
-    """The sdist file from the cache, else from PyPI (pip download); its hash must be the recipe's."""
+    """The sdist file from the cache, else from PyPI (`download_sdist`); its hash must be the recipe's."""
     path = sdist_cache() / sd.file
     if not path.is_file():
         download_sdist(project, sd.version, where, sd.file)
