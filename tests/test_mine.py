@@ -222,6 +222,45 @@ def test_a_recipe_that_an_attack_class_wins_on_is_not_kept(tmp_path: Path, monke
     assert o.kept, o.reason
 
 
+def test_a_twin_that_passes_on_honest_wrong_code_is_excluded_as_selftest_asks_once_and_then_judged_again(
+        tmp_path: Path, monkeypatch):
+    # pathvalidate 3.2.2..3.2.3: selftest named the one canaries_exclude that mends the proof, and mine dropped the
+    # pair with no recipe written to add it to.
+    from gatebench.models.recipe import Recipe
+    from gatebench.suite import recipes
+
+    draft = yaml.safe_load((ROOT / "suites" / "real" / "R1.yaml").read_text())
+    r = Recipe.model_validate(draft)
+    curated: list[list[str]] = []
+
+    def curate(path, timeout_s):
+        curated.append(list(yaml.safe_load(Path(path).read_text()).get("canaries_exclude") or []))
+        return r, []
+    monkeypatch.setattr(recipes, "curate", curate)
+    monkeypatch.setattr(recipes, "prompt_flags", lambda rid: [])
+    hint = ("selftest --tasks R1 exit 1: R1: tasks/R1/task.yaml: canary: tests/test_a.py::test_b: a twin passes on "
+            "crude_1: honest wrong code would be flagged | R1: tasks/R1/task.yaml: canary: add to R1.yaml: "
+            "canaries_exclude: [tests/test_a.py::test_b, tests/test_a.py::test_c] | 1 task, 2 failures")
+    said = iter([hint, ""])
+    monkeypatch.setattr(mine, "run_selftest", lambda *a: next(said))
+    monkeypatch.setattr(mine, "run_audit", lambda *a: "")
+    o = mine.check_recipe(draft, tmp_path / "w", 1, 1, lambda _w: None)
+    assert o.kept, o.reason
+    assert curated == [list(draft.get("canaries_exclude") or []),
+                       sorted({*(draft.get("canaries_exclude") or []), "tests/test_a.py::test_b",
+                               "tests/test_a.py::test_c"})]
+    # a proof that still fails with the exclusions is refused: one more curate, not a loop
+    curated.clear()
+    monkeypatch.setattr(mine, "run_selftest", lambda *a: hint)
+    o = mine.check_recipe(draft, tmp_path / "w", 1, 1, lambda _w: None)
+    assert not o.kept and "canaries_exclude" in o.reason and len(curated) == 2
+    # any other selftest failure is judged as it is, never curated again
+    curated.clear()
+    monkeypatch.setattr(mine, "run_selftest", lambda *a: "selftest --tasks R1 exit 1: R1: reference-solves")
+    o = mine.check_recipe(draft, tmp_path / "w", 1, 1, lambda _w: None)
+    assert not o.kept and len(curated) == 1
+
+
 def test_a_recipe_whose_visible_command_is_compileall_is_not_kept(tmp_path: Path, monkeypatch):
     # decorator 5.0.7..5.0.8 was kept with `compileall` as its visible command (its tests are src/tests/test.py,
     # which pytest does not collect by default); scripts/real_rules.py refused it afterwards.
