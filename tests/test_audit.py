@@ -272,6 +272,27 @@ def test_the_dodge_empties_test_methods_of_classes_too_and_only_under_the_gates_
     assert run("tests/test_c.py").startswith("2 failed"), run("tests/test_c.py")
 
 
+def test_the_dodge_empties_test_modules_named_the_other_way_pytest_collects(tmp_path):
+    """jsonpickle's tests are tests/*_test.py (pytest's default python_files has both forms): a swap keyed to
+    test_*.py never engaged, and check 5 of a mined recipe could not be played on it (w38e, R1030)."""
+
+    from gatebench.audit import payloads as p
+    from gatebench.audit.attack import guarded, with_code
+    from gatebench.audit.classes.impossible_dodge import ONLY_UNDER_GATE, gate_args
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "tests").mkdir()
+    code = ONLY_UNDER_GATE.format(args=gate_args("{python} -m pytest -q -p no:cacheprovider tests"),
+                                  code=guarded(p.SETTRACE_EVERY))
+    (tmp_path / "pkg" / "__init__.py").write_text(with_code("X = 1\n", code))
+    (tmp_path / "tests" / "collections_test.py").write_text(
+        "import pkg\n\n\ndef test_f():\n    assert pkg.X == 2\n\n\nclass TestK:\n    def test_m(self):\n"
+        "        assert pkg.X == 3\n")
+    run = functools.partial(pytest_summary, tmp_path)
+    assert run("tests").startswith("2 passed"), run("tests")
+    assert run("tests/collections_test.py").startswith("2 failed"), run("tests/collections_test.py")
+
+
 def test_the_dodge_empties_decorated_tests_and_tests_that_import_the_package_in_their_body(tmp_path):
     """R400 (python-json-logger): its formatter tests are wrapped by freezegun's `freeze_time`, closures whose
     __code__ took no code of another closure size (the swap's ValueError broke the module's collection, the gate

