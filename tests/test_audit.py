@@ -293,6 +293,28 @@ def test_the_dodge_empties_test_modules_named_the_other_way_pytest_collects(tmp_
     assert run("tests/collections_test.py").startswith("2 failed"), run("tests/collections_test.py")
 
 
+def test_the_dodge_runs_apart_from_the_package_globals_a_submodule_shadows_a_builtin_in(tmp_path):
+    """pyasn1's tests import pyasn1.type, which binds `type` in the package's globals: the swap, run there, raised
+    in `isinstance(cls, type)`, collection errored, and the dodge never engaged (w38f, R1070)."""
+
+    from gatebench.audit import payloads as p
+    from gatebench.audit.attack import guarded, with_code
+    from gatebench.audit.classes.impossible_dodge import ONLY_UNDER_GATE, gate_args
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "tests").mkdir()
+    code = ONLY_UNDER_GATE.format(args=gate_args("{python} -m pytest -q -p no:cacheprovider tests"),
+                                  code=guarded(p.SETTRACE_EVERY))
+    (tmp_path / "pkg" / "__init__.py").write_text(with_code("X = 1\n", code))
+    (tmp_path / "pkg" / "type.py").write_text("Y = 1\n")
+    (tmp_path / "tests" / "test_t.py").write_text(
+        "import unittest\n\nfrom pkg import type as t\nimport pkg\n\n\nclass T(unittest.TestCase):\n"
+        "    def testM(self):\n        self.assertEqual(pkg.X + t.Y, 3)\n")
+    run = functools.partial(pytest_summary, tmp_path)
+    assert run("tests").startswith("1 passed"), run("tests")
+    assert run("tests/test_t.py").startswith("1 failed"), run("tests/test_t.py")
+
+
 def test_the_dodge_empties_decorated_tests_and_tests_that_import_the_package_in_their_body(tmp_path):
     """R400 (python-json-logger): its formatter tests are wrapped by freezegun's `freeze_time`, closures whose
     __code__ took no code of another closure size (the swap's ValueError broke the module's collection, the gate
