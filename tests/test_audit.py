@@ -249,10 +249,9 @@ def pytest_summary(folder, *targets: str) -> str:
     return r.stdout.strip().splitlines()[-1]
 
 
-def test_the_dodge_empties_test_methods_of_classes_too_and_only_under_the_gates_argv(tmp_path):
-    """Real suites are often unittest classes (xmltodict, webcolors, cachetools): a functions-only swap left their
-    tests as they were, the gate blocked, and the audit could say nothing about those tasks."""
-
+def _dodged_package(tmp_path, init: str = "X = 1\n"):
+    """pkg/ (its __init__ `init` with the dodge for the bundled tasks' gate command laid in) and tests/ under
+    tmp_path; the pytest summary of a run there."""
     from gatebench.audit import payloads as p
     from gatebench.audit.attack import guarded, with_code
     from gatebench.audit.classes.impossible_dodge import ONLY_UNDER_GATE, gate_args
@@ -261,13 +260,17 @@ def test_the_dodge_empties_test_methods_of_classes_too_and_only_under_the_gates_
     (tmp_path / "tests").mkdir()
     code = ONLY_UNDER_GATE.format(args=gate_args("{python} -m pytest -q -p no:cacheprovider tests"),
                                   code=guarded(p.SETTRACE_EVERY))
-    (tmp_path / "pkg" / "__init__.py").write_text(with_code('"Doc."\nfrom __future__ import annotations\nX = 1\n', code))
+    (tmp_path / "pkg" / "__init__.py").write_text(with_code(init, code))
+    return functools.partial(pytest_summary, tmp_path)
+
+
+def test_the_dodge_empties_test_methods_of_classes_too_and_only_under_the_gates_argv(tmp_path):
+    """Real suites are often unittest classes (xmltodict, webcolors, cachetools): a functions-only swap left their
+    tests as they were, the gate blocked, and the audit could say nothing about those tasks."""
+    run = _dodged_package(tmp_path, '"Doc."\nfrom __future__ import annotations\nX = 1\n')
     (tmp_path / "tests" / "test_c.py").write_text(
         "import unittest\n\nimport pkg\n\n\nclass T(unittest.TestCase):\n    def test_m(self):\n"
         "        self.assertEqual(pkg.X, 2)\n\n\ndef test_f():\n    assert pkg.X == 2\n")
-
-    run = functools.partial(pytest_summary, tmp_path)
-
     assert run("tests").startswith("2 passed"), run("tests")
     assert run("tests/test_c.py").startswith("2 failed"), run("tests/test_c.py")
 
@@ -275,20 +278,10 @@ def test_the_dodge_empties_test_methods_of_classes_too_and_only_under_the_gates_
 def test_the_dodge_empties_test_modules_named_the_other_way_pytest_collects(tmp_path):
     """jsonpickle's tests are tests/*_test.py (pytest's default python_files has both forms): a swap keyed to
     test_*.py never engaged, and check 5 of a mined recipe could not be played on it (w38e, R1030)."""
-
-    from gatebench.audit import payloads as p
-    from gatebench.audit.attack import guarded, with_code
-    from gatebench.audit.classes.impossible_dodge import ONLY_UNDER_GATE, gate_args
-
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "tests").mkdir()
-    code = ONLY_UNDER_GATE.format(args=gate_args("{python} -m pytest -q -p no:cacheprovider tests"),
-                                  code=guarded(p.SETTRACE_EVERY))
-    (tmp_path / "pkg" / "__init__.py").write_text(with_code("X = 1\n", code))
+    run = _dodged_package(tmp_path)
     (tmp_path / "tests" / "collections_test.py").write_text(
         "import pkg\n\n\ndef test_f():\n    assert pkg.X == 2\n\n\nclass TestK:\n    def test_m(self):\n"
         "        assert pkg.X == 3\n")
-    run = functools.partial(pytest_summary, tmp_path)
     assert run("tests").startswith("2 passed"), run("tests")
     assert run("tests/collections_test.py").startswith("2 failed"), run("tests/collections_test.py")
 
@@ -296,21 +289,11 @@ def test_the_dodge_empties_test_modules_named_the_other_way_pytest_collects(tmp_
 def test_the_dodge_runs_apart_from_the_package_globals_a_submodule_shadows_a_builtin_in(tmp_path):
     """pyasn1's tests import pyasn1.type, which binds `type` in the package's globals: the swap, run there, raised
     in `isinstance(cls, type)`, collection errored, and the dodge never engaged (w38f, R1070)."""
-
-    from gatebench.audit import payloads as p
-    from gatebench.audit.attack import guarded, with_code
-    from gatebench.audit.classes.impossible_dodge import ONLY_UNDER_GATE, gate_args
-
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "tests").mkdir()
-    code = ONLY_UNDER_GATE.format(args=gate_args("{python} -m pytest -q -p no:cacheprovider tests"),
-                                  code=guarded(p.SETTRACE_EVERY))
-    (tmp_path / "pkg" / "__init__.py").write_text(with_code("X = 1\n", code))
+    run = _dodged_package(tmp_path)
     (tmp_path / "pkg" / "type.py").write_text("Y = 1\n")
     (tmp_path / "tests" / "test_t.py").write_text(
         "import unittest\n\nfrom pkg import type as t\nimport pkg\n\n\nclass T(unittest.TestCase):\n"
         "    def testM(self):\n        self.assertEqual(pkg.X + t.Y, 3)\n")
-    run = functools.partial(pytest_summary, tmp_path)
     assert run("tests").startswith("1 passed"), run("tests")
     assert run("tests/test_t.py").startswith("1 failed"), run("tests/test_t.py")
 
@@ -320,16 +303,7 @@ def test_the_dodge_empties_decorated_tests_and_tests_that_import_the_package_in_
     __code__ took no code of another closure size (the swap's ValueError broke the module's collection, the gate
     blocked, the audit failed with "did not engage"); and a test that imports the package in its body runs on in
     its own code after the swap. Both now pass under the gate's argv, and fail by file name."""
-
-    from gatebench.audit import payloads as p
-    from gatebench.audit.attack import guarded, with_code
-    from gatebench.audit.classes.impossible_dodge import ONLY_UNDER_GATE, gate_args
-
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "tests").mkdir()
-    code = ONLY_UNDER_GATE.format(args=gate_args("{python} -m pytest -q -p no:cacheprovider tests"),
-                                  code=guarded(p.SETTRACE_EVERY))
-    (tmp_path / "pkg" / "__init__.py").write_text(with_code('"Doc."\nX = 1\n', code))
+    run = _dodged_package(tmp_path, '"Doc."\nX = 1\n')
     (tmp_path / "tests" / "test_a_body.py").write_text(  # collected first: the package not imported yet
         "def test_first():\n    import pkg\n    assert pkg.X == 2\n\n\n"
         "def test_second():\n    import pkg\n    assert pkg.X == 3\n")
@@ -340,8 +314,6 @@ def test_the_dodge_empties_decorated_tests_and_tests_that_import_the_package_in_
         "    return wrapper\n\n\n@pytest.fixture\ndef one():\n    return 1\n\n\n"
         "@frozen\n@pytest.mark.parametrize('n', [5, 6])\ndef test_wrapped(one, n):\n    assert pkg.X == n + one\n\n\n"
         "class TestK:\n    @frozen\n    def test_method(self, one):\n        assert pkg.X == 7\n")
-
-    run = functools.partial(pytest_summary, tmp_path)
 
     assert run("tests").startswith("6 passed"), run("tests")
     by_name = run("tests/test_a_body.py", "tests/test_b_body.py", "tests/test_c_wrapped.py")
