@@ -50,7 +50,7 @@ def files_of(project: str, index: str = INDEX) -> list[dict]:
 
 def fetch(project: str, version: str, dest: Path, name: str | None = None, index: str = INDEX) -> Path | None:
     """The sdist downloaded into folder `dest`, its sha256 the index's; None when the index has no such file or
-    cannot be read (the caller falls back to pip). A file whose hash differs is deleted and is an error."""
+    cannot be read (the caller falls back to pip). Bytes whose hash differs are never written: a ValueError."""
     try:
         entry = sdist_of(files_of(project, index), project, version, name)
     except (OSError, ValueError):
