@@ -20,11 +20,11 @@ from gatebench.models.recipe import Recipe
 from gatebench.models.task import Inject
 from gatebench.suite import mutants as mut
 from gatebench.suite import recipe_rules
-from gatebench.suite.promptcheck import flags
+from gatebench.suite.promptcheck import flags, gaps
 from gatebench.suite.recipes import load_recipe, recipe_paths
 from gatebench.suite.selftest import Judged, injection_failures
 from gatebench.suite.taskimport.runs import PYTEST
-from gatebench.suite.taskimport.visible import changed_tests, exact_deselect, visible_command
+from gatebench.suite.taskimport.visible import changed_tests, exact_deselect, visible_command, visible_tests
 from gatebench.suite.tasks import load_task
 
 CALC_BUG = "def add(a, b):\n    return a + b\n\n\ndef clamp(x, lo, hi):\n    return max(lo, x)\n"
@@ -137,6 +137,30 @@ def test_deselecting_a_test_never_drops_another_whose_id_it_prefixes(tmp_path: P
         files, ["tests/test_x.py::test_ab"])
 
 
+LEANING_TESTS = ("import os\n\n\ndef test_run():\n    os.environ['LEANED'] = '1'\n    assert False\n\n\n"
+                 "def test_run_other():\n    assert os.environ.get('LEANED') == '1'\n\n\n"
+                 "def test_plain():\n    assert True\n")
+
+
+def test_a_visible_test_that_passes_only_beside_a_failing_one_is_left_out_too(tmp_path: Path):
+    import shlex
+    import subprocess
+    import sys
+
+    # python-dotenv 0.19.1: test_run_with_other_env passed after test_run (failing on the base, so left out)
+    # and failed without it; the import refused the whole task as "the visible tests still fail on the base".
+    p, c = tmp_path / "p", tmp_path / "c"
+    for root in (p, c):
+        (root / "tests").mkdir(parents=True)
+        (root / "tests" / "test_lean.py").write_text(LEANING_TESTS)
+    warnings: list[str] = []
+    command, _ = visible_tests(p, c, ["tests/test_lean.py"], [], sys.executable, 120, [], warnings, lambda _m: None)
+    out = subprocess.run([*shlex.split(command.replace("{python}", sys.executable)), "--co"], cwd=p,
+                         capture_output=True, text=True).stdout
+    assert {line for line in out.splitlines() if "::" in line} == {"tests/test_lean.py::test_plain"}
+    assert any("fail once the others are left out: tests/test_lean.py::test_run_other" in w for w in warnings)
+
+
 def test_respellings_duplicates_and_version_bumps_are_never_tried_and_real_slips_are():
     parent = '__version__ = "1.0"\n\n\ndef f(obj):\n    return 2\n'
     ref = '__version__ = "1.1"\n\n\ndef f(obj):\n    if obj is not None:\n        return 1\n    return 2\n'
@@ -203,6 +227,26 @@ def test_a_value_a_hidden_test_is_parametrized_over_is_the_interface_not_a_givea
     prompt = "six.moves must gain `collections_abc` and `dbm_ndbm` for the abstract base classes and dbm.ndbm."
     found = flags(prompt, ["test_six.py::test_move_items[collections_abc]"], hidden, base, ref, {})
     assert [f for f in found if "quotes a literal" in f] == ["quotes a literal the fix adds or removes: 'dbm_ndbm'"]
+
+
+def test_a_message_pinned_through_a_parametrized_argument_must_be_stated_and_is_no_token():
+    # click 8.1.3: `assert message in str(e.value)` over @pytest.mark.parametrize(("kwargs", "message"), [...]).
+    # The message is the behaviour the test pins: read as a bare literal it was flagged as a quoted token
+    # when stated, and left no gap when not stated.
+    base = {"opt.py": "def make(**kw):\n    if kw.get('a') and kw.get('b'):\n        raise TypeError(\"'a' bad\")\n"}
+    ref = {"opt.py": base["opt.py"] + "    if kw.get('c') and kw.get('b'):\n        raise TypeError(\"'c' is not valid with 'b', use 'd'.\")\n"}
+    hidden = {"test_opt.py": "import pytest\nfrom opt import make\n\n\n"
+                             "@pytest.mark.parametrize(('kw', 'message'), [({'c': 1, 'b': 1}, \"'c' is not valid with 'b', use 'd'.\")])\n"
+                             "def test_combo(kw, message):\n    with pytest.raises(TypeError) as e:\n        make(**kw)\n"
+                             "    assert message in str(e.value)\n"}
+    tests = ["test_opt.py::test_combo[kw0-'c' is not valid]"]
+    visible = {"test_opt.py": "def test_ab():\n    with pytest.raises(TypeError) as e:\n        make(a=1, b=1)\n"
+                              "    assert \"'a' bad\" in str(e.value)\n"}
+    stated = "make() must refuse c with b: a TypeError whose message is `'c' is not valid with 'b', use 'd'.`"
+    assert flags(stated, tests, hidden, base, ref, visible) == []
+    assert gaps(tests, hidden, stated, list(visible.values())) == []
+    assert gaps(tests, hidden, "make() must refuse c with b with a TypeError.", list(visible.values())) == [
+        "test_opt.py::test_combo: message \"'c' is not valid with 'b', use 'd'.\""]
 
 
 def test_a_recipe_names_every_commit_or_says_it_is_a_release_diff_and_never_prints_none():

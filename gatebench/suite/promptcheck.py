@@ -3,7 +3,8 @@
 A hidden test that expects a particular exception type or message checks a detail the agent can only
 guess unless the prompt, or a visible test it can read, states it. Read from each hidden test function
 the fail-to-pass set names: `pytest.raises(T, match=M)`, `assertRaises(T)`, `assertRaisesRegex(T, M)`,
-`str(...) == "message"` and `"message" in str(...)`. A type counts as stated when its name is in the
+`str(...) == "message"` and `"message" in str(...)` (a looked-for message may be a parametrized argument:
+its `@pytest.mark.parametrize` values). A type counts as stated when its name is in the
 prompt or a visible test file; a message when its words are (case and spacing folded; regex escapes
 and anchors dropped). Each detail that is not is a gap, named `test id: what`.
 """
@@ -41,17 +42,49 @@ def _is_str_call(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and _name(node.func) in ("str", "repr", "format")
 
 
+def _parametrized(func: ast.AST) -> dict[str, list[str]]:
+    """Argument name -> the string literals `@pytest.mark.parametrize` gives it (`("a", "b"), [(1, "x")]`)."""
+    out: dict[str, list[str]] = {}
+    for deco in getattr(func, "decorator_list", []):
+        if not (isinstance(deco, ast.Call) and _name(deco.func) == "parametrize" and len(deco.args) >= 2):
+            continue
+        names_node, values = deco.args[0], deco.args[1]
+        if (text := _literal(names_node)) is not None:
+            names = [n.strip() for n in text.split(",") if n.strip()]
+        elif isinstance(names_node, (ast.Tuple, ast.List)):
+            names = [n for e in names_node.elts if (n := _literal(e))]
+        else:
+            continue
+        if not isinstance(values, (ast.Tuple, ast.List)):
+            continue
+        for row in values.elts:
+            cells = row.elts if len(names) > 1 and isinstance(row, (ast.Tuple, ast.List)) else [row]
+            for name, cell in zip(names, cells, strict=False):  # a row shorter than the names is malformed, not ours to judge
+                if (lit := _literal(cell)) is not None:
+                    out.setdefault(name, []).append(lit)
+    return out
+
+
 def pinned(func: ast.AST) -> list[tuple[str, str]]:
-    """[(kind 'type'|'message', value)] a test function pins."""
+    """[(kind 'type'|'message', value)] a test function pins. A message looked for (`M in str(e)`, `match=M`)
+    may come through a parametrized argument (`@pytest.mark.parametrize("M", [...])`): each value is pinned. An
+    equality over a parametrized value is left out: `str(v) == expected` is more often output than a message."""
     out: list[tuple[str, str]] = []
+    params = _parametrized(func)
+
+    def messages(node: ast.AST | None) -> list[str]:
+        if (m := _literal(node)) is not None:
+            return [m]
+        return params.get(node.id, []) if isinstance(node, ast.Name) else []
+
     for node in ast.walk(func):
         if isinstance(node, ast.Call):
             fn = _name(node.func)
             if fn == "raises" and node.args:
                 out += [("type", t) for t in _types(node.args[0])]
                 for kw in node.keywords:
-                    if kw.arg == "match" and (m := _literal(kw.value)):
-                        out.append(("message", m))
+                    if kw.arg == "match":
+                        out += [("message", m) for m in messages(kw.value)]
             elif fn in ("assertRaises", "assertRaisesRegex", "assertRaisesRegexp") and node.args:
                 out += [("type", t) for t in _types(node.args[0])]
                 if fn != "assertRaises" and len(node.args) > 1 and (m := _literal(node.args[1])):
@@ -62,8 +95,8 @@ def pinned(func: ast.AST) -> list[tuple[str, str]]:
                 for a, b in ((left, right), (right, left)):
                     if _is_str_call(a) and (m := _literal(b)):
                         out.append(("message", m))
-            if isinstance(node.ops[0], ast.In) and _is_str_call(right) and (m := _literal(left)):
-                out.append(("message", m))
+            if isinstance(node.ops[0], ast.In) and _is_str_call(right):
+                out += [("message", m) for m in messages(left)]
     return list(dict.fromkeys(out))
 
 

@@ -169,6 +169,16 @@ def _deselected(ptree: Path, visible_files: list[str], exclude: list[str], bad: 
     log(f"visible tests: {len(tests)} deselected ({len(rewritten)} the fix rewrote), {len(modules)} modules ignored")
     command = exact_deselect(visible_files, [*exclude, *tests], modules, collected)
     again = _run(ptree, command, python, timeout_s)
+    # A test that passed beside the ones left out and fails without them leans on their side effects
+    # (python-dotenv's test_run_with_other_env on test_run's): its outcome follows the order, so it is left
+    # out too, once; a second failure is the project's, reported.
+    leaning = sorted(_failing(again) - set(every))
+    if leaning and not again["error"] and len(bad) + len(leaning) <= MAX_DESELECTED:
+        warnings.append(f"left out {len(leaning)} visible test(s) that fail once the others are left out: "
+                        f"{', '.join(leaning[:8])}")
+        tests += leaning
+        command = exact_deselect(visible_files, [*exclude, *tests], modules, collected)
+        again = _run(ptree, command, python, timeout_s)
     if again["error"] or again["failed"] or again["errors"]:
         out = diagnose(ptree, command, python, timeout_s)
         raise UsageError(f"the visible tests still fail on the base with the failing ones left out ({command}); "
