@@ -4,6 +4,7 @@ A child the fork server has just forked holds the server's "alive" pipe (and the
 `_child_setup` closes them; on a loaded machine a child's start (unpickling, importing `__main__`) takes
 seconds. Here a child takes 3 s to reach `_child_setup`: the server must be gone well before, the child must
 then stop at `_child_setup` rather than run its cell as an orphan, and nothing of the tree may outlive it.
+The same for selftest's (and so task mine's) hook: killed, its caller takes the hook down with it.
 """
 
 from __future__ import annotations
@@ -103,3 +104,25 @@ def test_a_living_matrix_keeps_its_fork_server_and_its_child_runs(tmp_path: Path
             assert time.monotonic() < deadline, "the child never ran"
             time.sleep(0.05)
         assert [k for k, v in pids.items() if not alive(v)] == []
+
+
+HOOK_CALLER = '''
+import sys
+from gatebench.suite.selftest import run_hook
+run_hook([sys.executable, "-c", "import os, time; open(PID_FILE, 'w').write(str(os.getpid())); time.sleep(60)"], "")
+'''
+
+
+def test_a_killed_selftest_or_mine_leaves_no_hook_running(tmp_path: Path):
+    # A mine stopped by SIGTERM left `python -m gatebench.hook stop` (and the oracle under it) running for
+    # minutes, reparented to init: the hook is started to die with the thread that started it.
+    pid_file = tmp_path / "hook.pid"
+    caller = subprocess.Popen([sys.executable, "-c", HOOK_CALLER.replace("PID_FILE", repr(str(pid_file)))], cwd=ROOT)
+    deadline = time.monotonic() + 60
+    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    pid = int(pid_file.read_text())
+    assert alive(pid)
+    caller.kill()
+    caller.wait()
+    assert wait_gone({"hook": pid}, 10) == []

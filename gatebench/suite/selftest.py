@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gatebench.common.proc import die_with_parent
 from gatebench.common.util import read_jsonl
 from gatebench.errors import UsageError
 from gatebench.models.config import Budget, DiffGate, GateConfig, OracleGate, TestsGate
@@ -85,6 +86,13 @@ def base_id(test_id: str) -> str:
     return test_id.split("[", 1)[0]
 
 
+def run_hook(argv: list[str], stdin: str) -> subprocess.CompletedProcess:
+    """The hook as a child that dies with the thread that started it: a selftest or a mine that is killed
+    leaves no hook (and no oracle under it) running on as an orphan."""
+    return subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=1200,
+                          preexec_fn=die_with_parent())
+
+
 def judge(tf: TaskFiles, state: str, flake_check: bool, rerun: bool = True, canaries: dict | None = None) -> Judged:
     """The hook's verdicts on one end state; then (`rerun`) the oracle once more on the same tree, its canaries
     placed by `canaries` (a proof run), for the flake check and the canary proof."""
@@ -96,8 +104,7 @@ def judge(tf: TaskFiles, state: str, flake_check: bool, rerun: bool = True, cana
         stdin = json.dumps({"session_id": f"selftest-{state}", "cwd": str(repo), "prompt_id": "selftest",
                             "hook_event_name": "Stop", "stop_hook_active": False,
                             "last_assistant_message": "done"})
-        r = subprocess.run([sys.executable, "-m", "gatebench.hook", "stop", "--state", str(st)], input=stdin,
-                           capture_output=True, text=True, timeout=1200)
+        r = run_hook([sys.executable, "-m", "gatebench.hook", "stop", "--state", str(st)], stdin)
         events = read_jsonl(st / "events.jsonl")[0]
         if r.returncode != 0 or not events:
             return Judged(state, {}, {}, [], [f"hook exited {r.returncode} with no event: {r.stderr[-500:]}"])
