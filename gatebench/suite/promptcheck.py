@@ -16,6 +16,8 @@ import builtins
 import re
 import sys
 
+from gatebench.testguard.pychecks import parametrize_cases
+
 
 def _name(node: ast.AST) -> str | None:
     if isinstance(node, ast.Name):
@@ -43,25 +45,12 @@ def _is_str_call(node: ast.AST) -> bool:
 
 
 def _parametrized(func: ast.AST) -> dict[str, list[str]]:
-    """Argument name -> the string literals `@pytest.mark.parametrize` gives it (`("a", "b"), [(1, "x")]`)."""
+    """Argument name -> the string literals its `@pytest.mark.parametrize` cases give it."""
     out: dict[str, list[str]] = {}
-    for deco in getattr(func, "decorator_list", []):
-        if not (isinstance(deco, ast.Call) and _name(deco.func) == "parametrize" and len(deco.args) >= 2):
-            continue
-        names_node, values = deco.args[0], deco.args[1]
-        if (text := _literal(names_node)) is not None:
-            names = [n.strip() for n in text.split(",") if n.strip()]
-        elif isinstance(names_node, (ast.Tuple, ast.List)):
-            names = [n for e in names_node.elts if (n := _literal(e))]
-        else:
-            continue
-        if not isinstance(values, (ast.Tuple, ast.List)):
-            continue
-        for row in values.elts:
-            cells = row.elts if len(names) > 1 and isinstance(row, (ast.Tuple, ast.List)) else [row]
-            for name, cell in zip(names, cells, strict=False):  # a row shorter than the names is malformed, not ours to judge
-                if (lit := _literal(cell)) is not None:
-                    out.setdefault(name, []).append(lit)
+    for _label, bound, _marks in parametrize_cases(getattr(func, "decorator_list", []), {})[0]:
+        for name, node in bound.items():
+            if (lit := _literal(node)) is not None:
+                out.setdefault(name, []).append(lit)
     return out
 
 
